@@ -1,0 +1,58 @@
+"""The Python API (SPEC §7): ``scan``, ``load_rules``, ``audit``. The CLI and the pytest plugin
+are thin layers over these three functions."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from .evaluate import evaluate
+from .report import Report
+from .ruleset import Ruleset, load_rules
+from .scan import Wheel, scan
+
+PathLike = str | os.PathLike[str]
+
+__all__ = ["scan", "load_rules", "audit", "audit_wheels"]
+
+
+def _as_ruleset(rules: Ruleset | PathLike | None) -> Ruleset | None:
+    if rules is None or isinstance(rules, Ruleset):
+        return rules
+    return load_rules(rules)
+
+
+def audit(path: PathLike | Sequence[PathLike], rules: Ruleset | PathLike | None = None, *,
+          select: Iterable[str] | None = None, ignore: Iterable[str] | None = None,
+          fail_on: str | None = None, jobs: int | None = None, today: _dt.date | None = None) -> Report:
+    """Scan one wheel (or several) and evaluate ``rules`` over it.
+
+    ``rules`` is a :class:`Ruleset`, a path to a rules file, or None (built-in checks only:
+    integrity, unreadable binaries and linkage). ``select``/``ignore``/``fail_on`` default to the
+    ruleset's own settings. Returns a :class:`~wheelaudit.report.Report`; ``report.ok`` tells
+    whether it passes.
+    """
+    ruleset = _as_ruleset(rules)
+    paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
+    strings = ruleset.strings() if ruleset is not None else []
+    wheels = [scan(p, strings=strings, jobs=jobs) for p in paths]
+    return audit_wheels(wheels, ruleset, select=select, ignore=ignore, fail_on=fail_on, today=today)
+
+
+def audit_wheels(wheels: Sequence[Wheel], ruleset: Ruleset | None, *, select: Iterable[str] | None = None,
+                 ignore: Iterable[str] | None = None, fail_on: str | None = None,
+                 today: _dt.date | None = None) -> Report:
+    """Evaluate ``ruleset`` over already scanned wheels (scan once, audit many times)."""
+    sel = list(select) if select is not None else (list(ruleset.select) if ruleset is not None and ruleset.select else None)
+    ign = list(ignore) if ignore is not None else (list(ruleset.ignore) if ruleset is not None and ruleset.ignore else None)
+    gate = fail_on or (ruleset.fail_on if ruleset is not None and ruleset.fail_on else "error")
+    results = [(w, evaluate(w, ruleset, today=today)) for w in wheels]
+    return Report.build(results, rules_path=str(ruleset.path) if ruleset is not None and ruleset.path else None,
+                        rules_name=ruleset.name if ruleset is not None else None,
+                        select=sel, ignore=ign, fail_on=gate)
+
+
+def scan_path(path: PathLike) -> Wheel:
+    return scan(Path(path))

@@ -1,0 +1,81 @@
+"""Command line: ``wheelaudit COMMAND ...`` (SPEC §2). Each command lives in ``commands/<name>.py``
+with ``add_parser(subparsers)`` and ``run(args) -> int``; this module only dispatches and turns
+every failure into a message and an exit code (0 ok, 1 findings, 2 usage or input error)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+
+from . import __version__
+
+#: the commands, in the order ``--help`` lists them
+COMMANDS = ["check", "inspect", "owners", "dups", "diff", "init"]
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    """A problem with what the user asked for: printed, exit 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # argparse exits 2 too; keep its message, drop nothing
+        self.print_usage(sys.stderr)
+        raise UsageError(message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="wheelaudit", description="Release-audit linter for Python wheels that ship native code.")
+    parser.add_argument("--version", action="version", version=f"wheelaudit {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name in COMMANDS:
+        try:
+            mod = importlib.import_module(f".commands.{name}", __package__)
+        except ModuleNotFoundError as exc:
+            if exc.name == f"{__package__}.commands.{name}":
+                continue
+            raise
+        mod.add_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    from .ruleset import RulesError
+    from .wheelfile import NotAWheel
+
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if not getattr(args, "command", None):
+            parser.print_help(sys.stderr)
+            return EXIT_USAGE
+        return int(args.run(args))
+    except UsageError as exc:
+        print(f"wheelaudit: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except RulesError as exc:
+        print(f"wheelaudit: invalid rules: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except NotAWheel as exc:
+        print(f"wheelaudit: not a wheel: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("wheelaudit: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        try:
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at exit
+        except OSError:
+            pass
+        return EXIT_OK
+    except SystemExit as exc:  # argparse --help / --version
+        return int(exc.code or 0) if isinstance(exc.code, int) else 0
+    except Exception as exc:  # noqa: BLE001 - a crash is never an exit code: every failure is a message
+        if os.environ.get("WHEELAUDIT_DEBUG"):
+            raise
+        print(f"wheelaudit: internal error ({type(exc).__name__}: {exc}); this is a bug in wheelaudit — "
+              "set WHEELAUDIT_DEBUG=1 to see the traceback", file=sys.stderr)
+        return EXIT_USAGE

@@ -1,0 +1,1 @@
+"""One module per command: ``add_parser(subparsers)`` registers it, ``run(args)`` runs it."""

@@ -1,0 +1,486 @@
+"""Evaluate a ruleset over a scanned wheel: facts in, findings out. No file is opened here.
+
+Each ``check_*`` function takes the :class:`Context` (the wheel's facts, indexed once) and one
+rule, and returns findings. :func:`evaluate` runs all of them, then the linkage checks, then
+applies waivers.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from .conditions import Condition
+from .facts import Binary, Slice, Symbol
+from .findings import Finding, examples
+from .globs import Glob, SymbolPattern
+from .index import NameIndex, SymbolIndex
+from .ruleset import BinaryRule, ComponentRule, FileRule, LibrariesRule, Ruleset, Waiver
+from .scan import Wheel
+
+EXAMPLES = 3
+
+
+# --------------------------------------------------------------------------------------------
+# Context: the wheel's facts, indexed once per evaluation
+
+
+class Context:
+    def __init__(self, wheel: Wheel, ruleset: Ruleset | None):
+        self.wheel = wheel
+        self.ruleset = ruleset
+        self.traits = wheel.traits
+        self.binaries = [b for b in wheel.libraries if b.ok]
+        self._exports: dict[int, SymbolIndex] = {}
+        self._locals: dict[int, SymbolIndex] = {}
+        self._imports: dict[str, NameIndex] = {}
+        self._evidence: dict[str, dict[str, LibraryEvidence]] = {}
+
+    def exports(self, sl: Slice) -> SymbolIndex:
+        idx = self._exports.get(id(sl))
+        if idx is None:
+            idx = self._exports[id(sl)] = SymbolIndex(sl.exports)
+        return idx
+
+    def locals(self, sl: Slice) -> SymbolIndex:
+        idx = self._locals.get(id(sl))
+        if idx is None:
+            idx = self._locals[id(sl)] = SymbolIndex(sl.locals)
+        return idx
+
+    def imports(self, b: Binary) -> NameIndex:
+        idx = self._imports.get(b.path)
+        if idx is None:
+            idx = self._imports[b.path] = NameIndex(n for s in b.slices for n in s.imports)
+        return idx
+
+    def applies(self, when: Condition | None) -> bool:
+        return when is None or when.holds(self.traits)
+
+    def required(self, required: bool | Condition) -> bool:
+        return required if isinstance(required, bool) else required.holds(self.traits)
+
+    def evidence(self, comp: ComponentRule) -> dict[str, LibraryEvidence]:
+        """Evidence of ``comp`` per library path (every binary, exempt ones included)."""
+        ev = self._evidence.get(comp.name)
+        if ev is None:
+            ev = self._evidence[comp.name] = {}
+            for b in self.binaries:
+                e = library_evidence(self, b, comp)
+                if e.any:
+                    ev[b.path] = e
+        return ev
+
+
+# --------------------------------------------------------------------------------------------
+# Component evidence
+
+
+@dataclass
+class SliceEvidence:
+    arch: str
+    sentinels: set[int] = field(default_factory=set)  # indices of comp.symbols defined here
+    kinds: set[str] = field(default_factory=set)  # "exported", "weak", "local symbol", "string"
+    symbols: list[str] = field(default_factory=list)  # example names
+    strings: list[str] = field(default_factory=list)
+
+    @property
+    def any(self) -> bool:
+        return bool(self.sentinels or self.strings)
+
+
+@dataclass
+class LibraryEvidence:
+    path: str
+    slices: list[SliceEvidence]
+
+    @property
+    def any(self) -> bool:
+        return any(s.any for s in self.slices)
+
+    @property
+    def sentinels(self) -> set[int]:
+        out: set[int] = set()
+        for s in self.slices:
+            out |= s.sentinels
+        return out
+
+    @property
+    def kinds(self) -> set[str]:
+        out: set[str] = set()
+        for s in self.slices:
+            out |= s.kinds
+        return out
+
+    @property
+    def symbols(self) -> list[str]:
+        return list(dict.fromkeys(n for s in self.slices for n in s.symbols))
+
+    @property
+    def strings(self) -> list[str]:
+        return list(dict.fromkeys(n for s in self.slices for n in s.strings))
+
+    def describe(self) -> str:
+        """``libfoo.so (exported: a, b; string: "x")``."""
+        parts = []
+        kinds = sorted(self.kinds - {"string"})
+        if self.symbols:
+            parts.append(f"{', '.join(kinds)}: {examples(self.symbols, EXAMPLES)}")
+        if self.strings:
+            parts.append("string: " + ", ".join(f'"{s}"' for s in self.strings[:EXAMPLES]))
+        return f"{self.path} ({'; '.join(parts)})"
+
+
+def library_evidence(ctx: Context, b: Binary, comp: ComponentRule) -> LibraryEvidence:
+    slices = []
+    for sl in b.slices:
+        se = SliceEvidence(arch=sl.arch)
+        exports = ctx.exports(sl)
+        local_idx = ctx.locals(sl) if sl.locals else None
+        for i, pat in enumerate(comp.symbols):
+            found: list[Symbol] = exports.find(pat, strong_only=comp.strong_only, limit=EXAMPLES)
+            kind = None
+            if found:
+                kind = "weak" if all(s.weak for s in found) else "exported"
+            elif local_idx is not None:
+                found = local_idx.find(pat, limit=EXAMPLES)
+                if found:
+                    kind = "local symbol"
+            if found and kind:
+                se.sentinels.add(i)
+                se.kinds.add(kind)
+                se.symbols.extend(s.demangled for s in found)
+        for s in comp.strings:
+            if s in sl.strings:
+                se.kinds.add("string")
+                se.strings.append(s.decode("utf-8", "replace"))
+        slices.append(se)
+    return LibraryEvidence(b.path, slices)
+
+
+def _is_exempt(comp: ComponentRule, path: str) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    return any(g.match(path) or g.match(name) for g in comp.exempt)
+
+
+def component_definers(ctx: Context, comp: ComponentRule) -> dict[str, LibraryEvidence]:
+    """The non-exempt libraries that carry ``comp`` (SPEC §3 "definers")."""
+    return {p: e for p, e in ctx.evidence(comp).items() if not _is_exempt(comp, p)}
+
+
+def _glob_match(g: Glob, path: str) -> bool:
+    return g.match(path) or ("/" not in g.pattern and g.match(path.rsplit("/", 1)[-1]))
+
+
+# --------------------------------------------------------------------------------------------
+# Checks
+
+
+def check_libraries(ctx: Context, rule: LibrariesRule) -> list[Finding]:
+    out: list[Finding] = []
+    if not ctx.applies(rule.when):
+        return out
+    in_scope = [b for b in ctx.wheel.libraries
+                if rule.scope is None or any(_glob_match(g, b.path) for g in rule.scope)]
+    if rule.scope is not None and not in_scope:
+        out.append(Finding("WA003", "[libraries] scope " + ", ".join(g.pattern for g in rule.scope)
+                           + " matched no native binary: the name check examined nothing",
+                           subject="libraries", rule="names"))
+        return out
+    for b in in_scope:
+        if not any(_glob_match(g, b.path) for g in rule.expected):
+            out.append(Finding(
+                "WA101",
+                f"{b.path} matches no expected name (expected one of: "
+                + ", ".join(g.pattern for g in rule.expected[:6])
+                + (f", +{len(rule.expected) - 6} more" if len(rule.expected) > 6 else "") + ")",
+                subject=b.path, paths=[b.path], rule="names"))
+    if rule.identity == "filename":
+        for b in in_scope:
+            if not b.ok or b.kind != "shared":
+                continue
+            for sl in b.slices:
+                ident = sl.identity
+                where = f" ({sl.arch} slice)" if b.universal else ""
+                label = "install name" if b.format == "macho" else "SONAME"
+                if not ident:
+                    if b.format == "macho":
+                        out.append(Finding("WA102", f"{b.path}{where} has no install name (LC_ID_DYLIB); expected @rpath/{b.name}",
+                                           subject=b.path, paths=[b.path], rule="names"))
+                    else:
+                        out.append(Finding("WA102", f"{b.path}{where} has no SONAME; expected {b.name}",
+                                           subject=b.path, paths=[b.path], rule="names"))
+                    break
+                base = ident.rsplit("/", 1)[-1]
+                if ident.startswith("/"):
+                    out.append(Finding("WA102", f"{b.path}{where} has an absolute {label} {ident}; expected a relative one such as @rpath/{b.name}",
+                                       subject=b.path, paths=[b.path], rule="names"))
+                    break
+                if base != b.name:
+                    out.append(Finding("WA102", f"{b.path}{where} has {label} {ident}, whose file name {base} differs from the file's name {b.name}",
+                                       subject=b.path, paths=[b.path], rule="names"))
+                    break
+    return out
+
+
+def check_component(ctx: Context, comp: ComponentRule) -> list[Finding]:
+    out: list[Finding] = []
+    if not ctx.applies(comp.when):
+        return out
+    rid = f"component:{comp.name}"
+    definers = component_definers(ctx, comp)
+    required = ctx.required(comp.required)
+    owners = [b.path for b in ctx.wheel.libraries if comp.owner is not None and _glob_match(comp.owner, b.path)]
+    owner_desc = comp.owner.pattern if comp.owner is not None else "(no owner given)"
+    evidence_desc = "; ".join(e.describe() for e in definers.values())
+
+    if len(definers) > 1:
+        paths = sorted(definers)
+        out.append(Finding(
+            "WA201",
+            f"component {comp.name} is defined by {len(paths)} libraries, expected exactly one"
+            f" ({owner_desc}): {evidence_desc}. More than one definition means more than one {comp.name} in the process.",
+            subject=comp.name, paths=paths, symbols=_syms(definers), rule=rid))
+    if not definers:
+        if owners:
+            out.append(Finding(
+                "WA204",
+                f"{', '.join(owners)} ships but shows no evidence of component {comp.name}: none of its sentinels "
+                f"({_sentinels_desc(comp)}) is defined there{_strong_note(comp)} — renamed, inlined or hidden?",
+                subject=comp.name, paths=owners, symbols=[s.entry for s in comp.symbols][:EXAMPLES], rule=rid))
+        elif required:
+            out.append(Finding(
+                "WA202",
+                f"required component {comp.name} is defined by no library (sentinels: {_sentinels_desc(comp)});"
+                f" its owner {owner_desc} does not ship",
+                subject=comp.name, symbols=[s.entry for s in comp.symbols][:EXAMPLES], rule=rid))
+        return out
+    if comp.owner is not None:
+        wrong = [p for p in definers if not _glob_match(comp.owner, p)]
+        if len(definers) == 1 and wrong:
+            out.append(Finding(
+                "WA203",
+                f"component {comp.name} is defined by {wrong[0]}, not by its owner {owner_desc}"
+                + ("" if owners else " (which does not ship)") + f": {evidence_desc}",
+                subject=comp.name, paths=wrong, symbols=_syms(definers), rule=rid))
+        for o in owners:
+            if o not in definers and not _is_exempt(comp, o):
+                out.append(Finding(
+                    "WA204",
+                    f"owner {o} ships but defines none of component {comp.name}'s sentinels ({_sentinels_desc(comp)})"
+                    f"{_strong_note(comp)}; found instead in {', '.join(sorted(definers))}",
+                    subject=comp.name, paths=[o], symbols=[s.entry for s in comp.symbols][:EXAMPLES], rule=rid))
+    # WA205: some sentinels defined (anywhere among the definers), others nowhere
+    if comp.symbols:
+        defined: set[int] = set()
+        for e in definers.values():
+            defined |= e.sentinels
+        if defined and len(defined) < len(comp.symbols):
+            missing = [comp.symbols[i].entry for i in range(len(comp.symbols)) if i not in defined]
+            present = [comp.symbols[i].entry for i in sorted(defined)]
+            out.append(Finding(
+                "WA205",
+                f"component {comp.name} is partial: {examples(present, EXAMPLES)} defined (in {', '.join(sorted(definers))}),"
+                f" but {examples(missing, EXAMPLES)} defined by no library{_strong_note(comp)}",
+                subject=comp.name, paths=sorted(definers), symbols=missing, rule=rid))
+    # WA206: slices of a universal binary disagree
+    for path, e in sorted(ctx.evidence(comp).items()):
+        if len(e.slices) > 1:
+            shapes = {(frozenset(s.sentinels), bool(s.strings)) for s in e.slices}
+            if len(shapes) > 1:
+                desc = "; ".join(f"{s.arch}: " + (examples(s.symbols, EXAMPLES) if s.symbols else ("strings" if s.strings else "nothing"))
+                                 for s in e.slices)
+                out.append(Finding(
+                    "WA206", f"the slices of {path} disagree about component {comp.name}: {desc}",
+                    subject=comp.name, paths=[path], rule=rid))
+    return out
+
+
+def _syms(definers: dict[str, LibraryEvidence]) -> list[str]:
+    return list(dict.fromkeys(s for e in definers.values() for s in e.symbols))[: EXAMPLES * 2]
+
+
+def _sentinels_desc(comp: ComponentRule) -> str:
+    parts = [s.entry for s in comp.symbols[:EXAMPLES]]
+    if len(comp.symbols) > EXAMPLES:
+        parts.append(f"+{len(comp.symbols) - EXAMPLES} more")
+    parts += [f'string "{s.decode("utf-8", "replace")}"' for s in comp.strings[:2]]
+    return ", ".join(parts)
+
+
+def _strong_note(comp: ComponentRule) -> str:
+    return " (weak definitions do not count: strong-only)" if comp.strong_only else ""
+
+
+def _count_problem(n: int, count: int | None, lo: int | None, hi: int | None) -> str | None:
+    if count is not None and n != count:
+        return f"exactly {count}"
+    if lo is not None and n < lo:
+        return f"at least {lo}"
+    if hi is not None and n > hi:
+        return f"at most {hi}"
+    return None
+
+
+def check_file(ctx: Context, rule: FileRule) -> list[Finding]:
+    out: list[Finding] = []
+    if not ctx.applies(rule.when):
+        return out
+    rid = f"file:{rule.name}"
+    matches = sorted(f for f in ctx.wheel.files if rule.glob.match(f))
+    if rule.beside is not None:
+        comp = _component(ctx, rule.beside)
+        definers = component_definers(ctx, comp) if comp is not None and ctx.applies(comp.when) else {}
+        if not definers:
+            for m in matches:
+                out.append(Finding(
+                    "WA303", f"{m} ships, but component {rule.beside} (which it serves) does not ship in this wheel",
+                    subject=rule.name, paths=[m], rule=rid))
+            return out
+        want = _count_problem(len(matches), rule.count, rule.min, rule.max)
+        if want:
+            out.append(Finding(
+                "WA301", f"file rule {rule.name} ({rule.glob.pattern}): found {len(matches)}"
+                + (f" ({', '.join(matches)})" if matches else "") + f", expected {want}",
+                subject=rule.name, paths=matches, rule=rid))
+        dirs = {p.rsplit("/", 1)[0] if "/" in p else "" for p in definers}
+        for m in matches:
+            d = m.rsplit("/", 1)[0] if "/" in m else ""
+            if d not in dirs:
+                out.append(Finding(
+                    "WA302", f"{m} is not beside the library that carries component {rule.beside}: expected it in "
+                    + " or ".join(f"{x or '.'}/" for x in sorted(dirs)) + f" (beside {', '.join(sorted(definers))})",
+                    subject=rule.name, paths=[m] + sorted(definers), rule=rid))
+        return out
+    want = _count_problem(len(matches), rule.count, rule.min, rule.max)
+    if want:
+        out.append(Finding(
+            "WA301", f"file rule {rule.name} ({rule.glob.pattern}): found {len(matches)}"
+            + (f" ({', '.join(matches[:6])})" if matches else "") + f", expected {want}",
+            subject=rule.name, paths=matches, rule=rid))
+    elif not matches:
+        out.append(Finding("WA003", f"file rule {rule.name}: {rule.glob.pattern} matched nothing in this wheel",
+                           subject=rule.name, rule=rid))
+    return out
+
+
+def check_binary(ctx: Context, rule: BinaryRule) -> list[Finding]:
+    out: list[Finding] = []
+    if not ctx.applies(rule.when):
+        return out
+    rid = f"binary:{rule.name}"
+    targets = [b for b in ctx.wheel.libraries if _glob_match(rule.path, b.path)]
+    if rule.count is not None and len(targets) != rule.count:
+        out.append(Finding("WA301", f"binary rule {rule.name}: {len(targets)} binaries match {rule.path.pattern}"
+                           + (f" ({', '.join(b.path for b in targets)})" if targets else "")
+                           + f", expected exactly {rule.count}",
+                           subject=rule.name, paths=[b.path for b in targets], rule=rid))
+    if not targets:
+        if rule.count is None:
+            out.append(Finding("WA003", f"binary rule {rule.name}: {rule.path.pattern} matched no native binary",
+                               subject=rule.name, rule=rid))
+        return out
+    for b in targets:
+        if not b.ok:
+            continue
+        for cname in rule.must_not_define:
+            comp = _component(ctx, cname)
+            if comp is None:
+                continue
+            e = ctx.evidence(comp).get(b.path)
+            if e is not None and e.any:
+                out.append(Finding("WA401", f"{b.path} defines component {cname}, which it must not: {e.describe()}",
+                                   subject=rule.name, paths=[b.path], symbols=e.symbols[:EXAMPLES], rule=rid))
+        if rule.must_import:
+            imports = ctx.imports(b)
+            for pat in rule.must_import:
+                if imports.any(pat):
+                    continue
+                own = [s.demangled for sl in b.slices for s in ctx.exports(sl).find(pat, limit=EXAMPLES)]
+                own += [s.demangled for sl in b.slices if sl.locals for s in ctx.locals(sl).find(pat, limit=EXAMPLES)]
+                if own:
+                    msg = (f"{b.path} must import {pat.entry} (undefined here, defined elsewhere) but defines its own copy: "
+                           f"{examples(own, EXAMPLES)}")
+                else:
+                    msg = f"{b.path} does not import {pat.entry}, which it must (undefined here, defined elsewhere)"
+                out.append(Finding("WA402", msg, subject=rule.name, paths=[b.path], symbols=[pat.entry], rule=rid))
+        deps = [d.rsplit("/", 1)[-1] for d in b.dependencies]
+        for g in rule.must_need:
+            if not any(g.match(d) for d in deps):
+                out.append(Finding("WA403", f"{b.path} does not depend on {g.pattern}, which it must; it depends on "
+                                   + (", ".join(deps) or "nothing"), subject=rule.name, paths=[b.path], rule=rid))
+        for g in rule.must_not_need:
+            bad = [d for d in deps if g.match(d)]
+            if bad:
+                out.append(Finding("WA403", f"{b.path} depends on {', '.join(bad)}, which it must not ({g.pattern})",
+                                   subject=rule.name, paths=[b.path], rule=rid))
+    return out
+
+
+def _component(ctx: Context, name: str) -> ComponentRule | None:
+    if ctx.ruleset is None:
+        return None
+    return next((c for c in ctx.ruleset.components if c.name == name), None)
+
+
+# --------------------------------------------------------------------------------------------
+# Waivers
+
+
+def apply_waivers(findings: list[Finding], waivers: list[Waiver], today: _dt.date | None = None) -> list[Finding]:
+    """Mark findings accepted by a waiver; add WA004 for waivers that matched nothing or lapsed."""
+    today = today or _dt.date.today()
+    extra: list[Finding] = []
+    for w in waivers:
+        if w.lapsed(today):
+            extra.append(Finding("WA004", f"waiver for {w.code}" + (f" on {w.target.pattern}" if w.target else "")
+                                 + f" lapsed on {w.until.isoformat()} ({w.reason})", subject=w.code, rule="waivers"))
+            continue
+        used = False
+        for f in findings:
+            if f.waived or not f.code.startswith(w.code):
+                continue
+            if w.target is not None and not (w.target.match(f.subject) or any(w.target.match(s) for s in f.symbols)):
+                continue
+            if w.path is not None and not any(w.path.match(p) or w.path.match(p.rsplit("/", 1)[-1]) for p in f.paths):
+                continue
+            f.waived_by = w.reason
+            used = True
+        if not used:
+            extra.append(Finding("WA004", f"waiver for {w.code}" + (f" on {w.target.pattern}" if w.target else "")
+                                 + (f" at {w.path.pattern}" if w.path else "") + " matched no finding; remove it or fix its target",
+                                 subject=w.code, rule="waivers"))
+    return findings + extra
+
+
+# --------------------------------------------------------------------------------------------
+# Entry point
+
+Check = Callable[[Context], list[Finding]]
+
+
+def evaluate(wheel: Wheel, ruleset: Ruleset | None, *, today: _dt.date | None = None) -> list[Finding]:
+    """All findings for ``wheel``: the scan's own (WA001/WA002), the rules', linkage; waivers applied."""
+    ctx = Context(wheel, ruleset)
+    findings: list[Finding] = list(wheel.findings)
+    for f in findings:
+        f.rule = f.rule or "integrity"
+    if ruleset is not None:
+        if ruleset.libraries is not None:
+            findings += check_libraries(ctx, ruleset.libraries)
+        for comp in ruleset.components:
+            findings += check_component(ctx, comp)
+        for fr in ruleset.files:
+            findings += check_file(ctx, fr)
+        for br in ruleset.binaries:
+            findings += check_binary(ctx, br)
+    try:
+        from .linkage import check_linkage
+    except ImportError:  # pragma: no cover - the linkage stage is optional while it is built
+        check_linkage = None  # type: ignore[assignment]
+    if check_linkage is not None:
+        findings += check_linkage(wheel, ruleset.linkage if ruleset is not None else None)
+    if ruleset is not None:
+        findings = apply_waivers(findings, ruleset.waivers, today)
+    return findings

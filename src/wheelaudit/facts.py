@@ -1,0 +1,144 @@
+"""The facts a scan establishes about each native binary: one model for ELF, Mach-O and PE.
+
+Readers (``wheelaudit.readers``) produce these; rules are evaluated over them. Nothing here
+opens a file or knows about rules. Every type is a plain, picklable dataclass so that scans can
+run in worker processes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Format = Literal["elf", "macho", "pe"]
+Kind = Literal["shared", "bundle", "executable", "object"]
+SymbolType = Literal["func", "data", "other"]
+Binding = Literal["global", "weak", "local"]
+DependencyKind = Literal["needed", "load", "weak", "reexport", "upward", "lazy", "import"]
+RpathKind = Literal["rpath", "runpath", "lc_rpath"]
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """A defined symbol.
+
+    ``name`` is the name as the linker sees it, less Mach-O's leading underscore and less any ELF
+    ``@version`` suffix; ``demangled`` is the C++-demangled form (equal to ``name`` for C names).
+    """
+
+    name: str
+    demangled: str
+    binding: Binding = "global"
+    type: SymbolType = "other"
+    version: str | None = None  # ELF symbol version (e.g. "GLIBC_2.2.5"), if any
+
+    @property
+    def weak(self) -> bool:
+        return self.binding == "weak"
+
+
+@dataclass(frozen=True)
+class Dependency:
+    """A library the binary asks the loader for (DT_NEEDED, LC_LOAD_*_DYLIB, PE import)."""
+
+    name: str
+    kind: DependencyKind = "needed"
+
+    @property
+    def optional(self) -> bool:
+        """A weak dependency: its absence at load time is not an error."""
+        return self.kind == "weak"
+
+
+@dataclass(frozen=True)
+class Rpath:
+    """One run-time search path entry, with where it came from."""
+
+    path: str
+    kind: RpathKind
+
+
+@dataclass
+class Slice:
+    """The facts of one architecture: the whole file for a thin binary, one slice of a universal one."""
+
+    arch: str
+    kind: Kind = "shared"
+    identity: str | None = None  # ELF DT_SONAME / Mach-O LC_ID_DYLIB
+    dependencies: list[Dependency] = field(default_factory=list)
+    rpaths: list[Rpath] = field(default_factory=list)
+    min_os: str | None = None  # Mach-O LC_BUILD_VERSION / LC_VERSION_MIN_* minos, "11.0"
+    sdk: str | None = None
+    needs_versions: list[str] = field(default_factory=list)  # ELF verneed: "GLIBC_2.28", ...
+    stripped: bool = True  # no local symbol table to read
+    exports: list[Symbol] = field(default_factory=list)  # defined, global or weak, exported
+    imports: list[str] = field(default_factory=list)  # undefined references (names, undecorated)
+    locals: list[Symbol] = field(default_factory=list)  # defined, not exported (unstripped only)
+    strings: frozenset[bytes] = frozenset()  # which of the requested byte strings occur here
+    offset: int = 0  # where the slice starts in the file (0 for thin binaries)
+    size: int = 0  # slice size in bytes
+    notes: list[str] = field(default_factory=list)  # reader remarks worth showing (limits hit, ...)
+
+    @property
+    def exports_count(self) -> int:
+        return len(self.exports)
+
+    @property
+    def imports_count(self) -> int:
+        return len(self.imports)
+
+
+@dataclass
+class Binary:
+    """A native binary found in a wheel, identified by its magic bytes."""
+
+    path: str  # POSIX path inside the wheel (or relative to the scanned directory)
+    format: Format
+    size: int
+    kind: Kind = "shared"
+    slices: list[Slice] = field(default_factory=list)
+    error: str | None = None  # set when the binary could not be parsed (finding WA001)
+
+    @property
+    def name(self) -> str:
+        return self.path.rsplit("/", 1)[-1]
+
+    @property
+    def directory(self) -> str:
+        return self.path.rsplit("/", 1)[0] if "/" in self.path else ""
+
+    @property
+    def archs(self) -> list[str]:
+        return [s.arch for s in self.slices]
+
+    @property
+    def universal(self) -> bool:
+        return len(self.slices) > 1
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    # Conveniences for assertions in tests (``wheel.library(p).rpaths == ["@loader_path"]``):
+    # the union over slices, in first-seen order.
+
+    @property
+    def identity(self) -> str | None:
+        return next((s.identity for s in self.slices if s.identity), None)
+
+    @property
+    def dependencies(self) -> list[str]:
+        return list(dict.fromkeys(d.name for s in self.slices for d in s.dependencies))
+
+    @property
+    def rpaths(self) -> list[str]:
+        return list(dict.fromkeys(r.path for s in self.slices for r in s.rpaths))
+
+    @property
+    def exports(self) -> list[str]:
+        """Demangled names of the exported definitions."""
+        return sorted({x.demangled for s in self.slices for x in s.exports})
+
+    @property
+    def imports(self) -> list[str]:
+        return sorted({x for s in self.slices for x in s.imports})

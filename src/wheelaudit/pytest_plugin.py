@@ -1,0 +1,1 @@
+"""pytest plugin (entry point ``pytest11``); inert unless ``--wheelaudit`` is given."""

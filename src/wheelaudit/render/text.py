@@ -1,0 +1,156 @@
+"""Plain-text renderers for a terminal: aligned tables, long lists cut with a count, colour on a TTY."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import TextIO
+
+from ..report import Report
+from ..scan import Wheel
+
+RESET = "\033[0m"
+STYLES = {"error": "\033[31m", "warning": "\033[33m", "ok": "\033[32m", "dim": "\033[2m", "bold": "\033[1m"}
+
+
+def use_color(stream: TextIO, no_color: bool = False) -> bool:
+    """Colour only on a TTY, never with ``--no-color`` or ``NO_COLOR`` set (no-color.org)."""
+    if no_color or os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty()) and os.environ.get("TERM") != "dumb"
+
+
+def paint(text: str, style: str, color: bool) -> str:
+    return f"{STYLES[style]}{text}{RESET}" if color else text
+
+
+def human_size(n: int) -> str:
+    size = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if size < 1024 or unit == "GiB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{n} B"  # pragma: no cover
+
+
+def table(rows: list[list[str]], header: list[str]) -> list[str]:
+    """Left-aligned columns; the last column is not padded."""
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    lines = []
+    for r in [header, *rows]:
+        cells = [c.ljust(widths[i]) if i < len(r) - 1 else c for i, c in enumerate(r)]
+        lines.append("  ".join(cells).rstrip())
+    return lines
+
+
+def cut(items: list[str], limit: int = 5) -> str:
+    if len(items) <= limit:
+        return ", ".join(items)
+    return ", ".join(items[:limit]) + f", … (+{len(items) - limit} more)"
+
+
+def render_report(report: Report, out: TextIO, color: bool = False) -> None:
+    for wr in report.wheels:
+        name = wr.wheel.path.name
+        active = wr.active
+        if not active:
+            out.write(f"{name}: {paint('OK', 'ok', color)}\n")
+            continue
+        for f in active:
+            sev = paint(f.severity, f.severity, color)
+            head = f"{name}: {paint(f.code, 'bold', color)} {sev}"
+            if f.subject:
+                head += f" [{f.subject}]"
+            out.write(head + "\n")
+            out.write(f"    {f.message}\n")
+            for p in f.paths[:8]:
+                out.write(f"    at {p}\n")
+            if len(f.paths) > 8:
+                out.write(f"    … (+{len(f.paths) - 8} more paths)\n")
+    s = report.summary()
+    n = len(report.wheels)
+    parts = [f"{s['errors']} error{'s' if s['errors'] != 1 else ''}",
+             f"{s['warnings']} warning{'s' if s['warnings'] != 1 else ''}"]
+    if s["waived"]:
+        parts.append(f"{s['waived']} waived")
+    rules = f"rules: {report.rules_path}" if report.rules_path else "built-in checks only (no rules file)"
+    verdict = paint("passed", "ok", color) if report.ok else paint("failed", "error", color)
+    out.write(f"{verdict}: {', '.join(parts)} in {n} wheel{'s' if n != 1 else ''} ({rules}; fail-on {report.fail_on})\n")
+
+
+def render_inspect(wheels: list[Wheel], out: TextIO, color: bool = False, symbols: bool = False,
+                   resolutions: dict | None = None) -> None:
+    for w in wheels:
+        out.write(paint(f"{w.path.name}", "bold", color) + f"  {w.name} {w.version}  tags: {', '.join(w.tags) or '-'}\n")
+        if not w.libraries:
+            out.write("  no native binaries\n")
+        rows = []
+        for b in w.libraries:
+            if not b.ok:
+                rows.append([b.path, b.format, "?", b.kind, human_size(b.size), "-", "-", "-", "-", paint("unreadable", "error", color)])
+                continue
+            sl0 = b.slices[0]
+            rows.append([
+                b.path, b.format, ",".join(b.archs), b.kind, human_size(b.size), b.identity or "-",
+                str(len(b.dependencies)), "/".join(str(s.exports_count) for s in b.slices),
+                "/".join(str(s.imports_count) for s in b.slices),
+                ", ".join(b.rpaths) or "-",
+            ])
+            del sl0
+        if rows:
+            for line in table(rows, ["path", "format", "archs", "kind", "size", "identity", "deps", "exports", "imports", "rpaths"]):
+                out.write("  " + line + "\n")
+        for b in w.libraries:
+            if not b.ok:
+                out.write(f"\n  {paint(b.path, 'bold', color)}: {paint('WA001', 'error', color)} {b.error}\n")
+                continue
+            out.write(f"\n  {paint(b.path, 'bold', color)}\n")
+            for sl in b.slices:
+                prefix = f"    [{sl.arch}] " if b.universal else "    "
+                facts = []
+                if sl.min_os:
+                    facts.append(f"min macOS {sl.min_os}")
+                if sl.needs_versions:
+                    facts.append("needs " + _highest_versions(sl.needs_versions))
+                facts.append("stripped" if sl.stripped else f"{len(sl.locals)} local symbols")
+                out.write(prefix + "; ".join(facts) + "\n")
+                res = (resolutions or {}).get(b.path, {}).get(sl.arch, {})
+                for d in sl.dependencies:
+                    kind = "" if d.kind in ("needed", "load") else f" ({d.kind})"
+                    where = res.get(d.name)
+                    shown = f"  → {where}" if where else ""
+                    out.write(f"{prefix}  dep {d.name}{kind}{shown}\n")
+                for r in sl.rpaths:
+                    out.write(f"{prefix}  {r.kind} {r.path!r}\n")
+                for note in sl.notes:
+                    out.write(f"{prefix}  note: {note}\n")
+                if symbols:
+                    for s in sl.exports:
+                        flag = "W" if s.weak else "T" if s.type == "func" else "D"
+                        out.write(f"{prefix}  {flag} {s.demangled}\n")
+                    for n in sl.imports:
+                        out.write(f"{prefix}  U {n}\n")
+        for f in w.findings:
+            out.write(f"\n  {paint(f.code, 'error', color)} {f.message}\n")
+        out.write("\n")
+
+
+def _highest_versions(versions: list[str]) -> str:
+    """``GLIBC_2.34, GLIBCXX_3.4.30``: the highest version per prefix."""
+    best: dict[str, tuple[tuple[int, ...], str]] = {}
+    for v in versions:
+        prefix, _, num = v.partition("_")
+        try:
+            key = tuple(int(x) for x in num.split("."))
+        except ValueError:
+            continue
+        if prefix not in best or key > best[prefix][0]:
+            best[prefix] = (key, v)
+    return ", ".join(v for _, v in sorted(best.values(), key=lambda x: x[1])) or ", ".join(versions)
+
+
+def stderr_color() -> bool:
+    return use_color(sys.stderr)

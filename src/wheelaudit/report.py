@@ -1,0 +1,89 @@
+"""The result of an audit: findings per wheel, select/ignore, severity gate, exit code, JSON."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import __version__
+from .findings import SEVERITY_RANK, Finding, code_selected
+from .scan import Wheel
+
+SCHEMA_VERSION = 1
+
+
+@dataclass
+class WheelReport:
+    wheel: Wheel
+    findings: list[Finding]  # selected findings, waived ones included (marked)
+
+    @property
+    def active(self) -> list[Finding]:
+        return [f for f in self.findings if not f.waived]
+
+    def to_dict(self) -> dict[str, Any]:
+        w = self.wheel
+        return {
+            "path": str(w.path),
+            "name": w.name,
+            "version": w.version,
+            "tags": list(w.tags),
+            "findings": [f.to_dict() for f in self.findings],
+        }
+
+
+@dataclass
+class Report:
+    """What ``wheelaudit.audit`` returns and every renderer draws."""
+
+    wheels: list[WheelReport]
+    rules_path: str | None = None
+    rules_name: str | None = None
+    fail_on: str = "error"
+    select: list[str] | None = None
+    ignore: list[str] | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @classmethod
+    def build(cls, results: list[tuple[Wheel, list[Finding]]], *, rules_path: str | None = None,
+              rules_name: str | None = None, select: list[str] | None = None, ignore: list[str] | None = None,
+              fail_on: str = "error") -> Report:
+        wheels = [WheelReport(w, [f for f in fs if code_selected(f.code, select, ignore)]) for w, fs in results]
+        return cls(wheels, rules_path, rules_name, fail_on, select, ignore)
+
+    @property
+    def findings(self) -> list[Finding]:
+        """Every selected finding that is not waived, across wheels."""
+        return [f for wr in self.wheels for f in wr.active]
+
+    @property
+    def failing(self) -> list[Finding]:
+        threshold = SEVERITY_RANK[self.fail_on]
+        return [f for f in self.findings if SEVERITY_RANK[f.severity] >= threshold]
+
+    @property
+    def ok(self) -> bool:
+        """True when no finding is at or above ``fail_on``."""
+        return not self.failing
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.ok else 1
+
+    def summary(self) -> dict[str, int]:
+        all_f = [f for wr in self.wheels for f in wr.findings]
+        return {
+            "errors": sum(1 for f in all_f if not f.waived and f.severity == "error"),
+            "warnings": sum(1 for f in all_f if not f.waived and f.severity == "warning"),
+            "waived": sum(1 for f in all_f if f.waived),
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        """The SPEC §5 object (``schemas/check.schema.json``)."""
+        return {
+            "schema": SCHEMA_VERSION,
+            "tool": {"name": "wheelaudit", "version": __version__},
+            "rules": {"path": self.rules_path, "name": self.rules_name},
+            "wheels": [wr.to_dict() for wr in self.wheels],
+            "summary": self.summary(),
+        }
