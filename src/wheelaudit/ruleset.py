@@ -1,0 +1,1123 @@
+"""The rules file (SPEC section 3): loading, validation and the typed model.
+
+TOML is parsed by :mod:`tomllib` (``tomli`` on Python 3.10); since neither reports positions,
+the line of a table or key is recovered by locating its header or ``key =`` line in the text.
+Every problem is a :class:`RulesError` that names the file, the line, the key and what was
+expected; unknown keys are errors everywhere, with a suggestion.
+
+Conventions (also in the README):
+
+* ``component[2]`` in a message is the *second* ``[[component]]`` table (1-based).
+* A key that takes a list (``expected``, ``symbols``, ``strings``, ``exempt``, ``must-need``,
+  ``select``, ...) also accepts a single string.
+* ``required`` defaults to ``true``; a ``[[file]]`` with none of ``count``/``min``/``max``
+  means ``min = 1``; ``identity`` defaults to ``"filename"``.
+* ``exempt``, ``allow-external``, ``provided-by``, ``forbid-rpath``, ``allow-rpath`` and the
+  waiver's ``target`` and ``path`` are matched with ``*`` crossing ``/`` (they are applied to
+  full paths and to basenames alike); every other path glob keeps ``*`` within a directory.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import difflib
+import re
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Union
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+from .conditions import CONDITION_KEYS, KNOWN_OS, Condition, WheelTraits
+from .globs import Glob, GlobError, SymbolPattern
+
+__all__ = [
+    "RulesError",
+    "Ruleset",
+    "LibrariesRule",
+    "ComponentRule",
+    "FileRule",
+    "BinaryRule",
+    "LinkageRule",
+    "Waiver",
+    "FINDING_CODES",
+    "MAX_RULES_SIZE",
+    "load_rules",
+    "parse_rules",
+    "ruleset_from_dict",
+    "read_toml_file",
+    "parse_toml_text",
+    "code_matches",
+]
+
+#: The largest rules file (or pyproject.toml) wheelaudit reads, in bytes.
+MAX_RULES_SIZE = 5 * 1024 * 1024
+
+#: Finding codes of SPEC section 4. Waivers, ``select`` and ``ignore`` must name one of these
+#: or a prefix of one.
+FINDING_CODES: tuple[str, ...] = (
+    "WA001", "WA002", "WA003", "WA004",
+    "WA101", "WA102",
+    "WA201", "WA202", "WA203", "WA204", "WA205", "WA206",
+    "WA301", "WA302", "WA303",
+    "WA401", "WA402", "WA403",
+    "WA501", "WA502", "WA503", "WA504", "WA505",
+)  # fmt: skip
+
+_CODE_RE = re.compile(r"WA[0-9]{0,3}")
+
+
+def code_matches(selector: str, code: str) -> bool:
+    """Whether ``selector`` (a code or a prefix such as ``"WA2"``) selects ``code``."""
+    return code.startswith(selector)
+
+
+# =============================================================================================
+# Errors
+
+
+class RulesError(Exception):
+    """An unreadable or invalid rules file.
+
+    ``source`` is the file (as given), ``line`` the 1-based line or ``None``, ``key`` the dotted
+    key (``component[2].strong-only``; ``None`` for a problem with the whole file) and
+    ``message`` what is wrong. ``str()`` gives all of it on one line::
+
+        rules/x.toml:14: component[2] "backend_mlx": key "strong_only": unknown key (did you mean "strong-only"?)
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        source: str = "<string>",
+        line: int | None = None,
+        key: str | None = None,
+        context: str | None = None,
+        leaf: str | None = None,
+        column: int | None = None,
+    ) -> None:
+        self.message = message
+        self.source = source
+        self.line = line
+        self.column = column
+        self.key = key
+        #: The table the key sits in, for display (``component[2] "backend_mlx"``).
+        self.context = context
+        #: The key relative to ``context``, for display (``strong-only``).
+        self.leaf = leaf if leaf is not None else (key if context is None else None)
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        out = self.source
+        if self.line is not None:
+            out += f":{self.line}"
+        out += ": "
+        if self.context:
+            out += f"{self.context}: "
+        if self.leaf:
+            out += f'key "{self.leaf}": '
+        return out + self.message
+
+    def __reduce__(self):
+        return (
+            _rebuild_error,
+            (self.message, self.source, self.line, self.key, self.context, self.leaf, self.column),
+        )
+
+
+def _rebuild_error(message, source, line, key, context, leaf, column) -> RulesError:
+    return RulesError(
+        message, source=source, line=line, key=key, context=context, leaf=leaf, column=column
+    )
+
+
+# =============================================================================================
+# Model
+
+
+@dataclass
+class LibrariesRule:
+    """``[libraries]``: every native binary in ``scope`` must match one of ``expected``."""
+
+    scope: list[Glob] | None = None
+    expected: list[Glob] = field(default_factory=list)
+    identity: Literal["filename", "off"] = "filename"
+    when: Condition | None = None
+    line: int | None = None
+    source: str = "<string>"
+
+
+@dataclass
+class ComponentRule:
+    """``[[component]]``: code that exactly one library must carry."""
+
+    name: str
+    symbols: list[SymbolPattern] = field(default_factory=list)
+    strings: list[bytes] = field(default_factory=list)
+    strong_only: bool = False
+    owner: Glob | None = None
+    required: bool | Condition = True
+    exempt: list[Glob] = field(default_factory=list)
+    when: Condition | None = None
+    line: int | None = None
+    source: str = "<string>"
+
+    @property
+    def symbol_entries(self) -> list[str]:
+        """The ``symbols`` entries exactly as written."""
+        return [s.entry for s in self.symbols]
+
+    def is_required(self, traits: WheelTraits) -> bool:
+        """Whether the component is required in a wheel with these traits."""
+        if isinstance(self.required, Condition):
+            return self.required.holds(traits)
+        return bool(self.required)
+
+
+@dataclass
+class FileRule:
+    """``[[file]]``: how many files match ``glob``, and where they sit."""
+
+    name: str
+    glob: Glob
+    count: int | None = None
+    min: int | None = None
+    max: int | None = None
+    beside: str | None = None
+    when: Condition | None = None
+    line: int | None = None
+    source: str = "<string>"
+
+    def bounds(self) -> tuple[int, int | None]:
+        """``(least, most)`` matches allowed; ``most`` is ``None`` when unbounded."""
+        if self.count is not None:
+            return self.count, self.count
+        if self.min is None and self.max is None:
+            return 1, None
+        return (self.min or 0), self.max
+
+
+@dataclass
+class BinaryRule:
+    """``[[binary]]``: constraints on the binaries whose path matches ``path``."""
+
+    name: str
+    path: Glob
+    count: int | None = None
+    must_not_define: list[str] = field(default_factory=list)
+    must_import: list[SymbolPattern] = field(default_factory=list)
+    must_need: list[Glob] = field(default_factory=list)
+    must_not_need: list[Glob] = field(default_factory=list)
+    when: Condition | None = None
+    line: int | None = None
+    source: str = "<string>"
+
+
+@dataclass
+class LinkageRule:
+    """``[linkage]``: where dependencies may resolve and which rpaths are acceptable."""
+
+    allow_external: list[Glob] = field(default_factory=list)
+    provided_by: dict[str, list[Glob]] = field(default_factory=dict)
+    forbid_rpath: list[Glob] = field(default_factory=list)
+    allow_rpath: list[Glob] = field(default_factory=list)
+    check: bool = True
+    line: int | None = None
+    source: str = "<string>"
+
+
+@dataclass
+class Waiver:
+    """``[[waive]]``: a known finding, accepted on purpose."""
+
+    code: str
+    target: Glob | None = None
+    path: Glob | None = None
+    reason: str = ""
+    until: _dt.date | None = None
+    line: int | None = None
+    source: str = "<string>"
+
+    def lapsed(self, today: _dt.date | None = None) -> bool:
+        """Whether ``until`` has passed (the waiver still holds on the ``until`` day itself)."""
+        if self.until is None:
+            return False
+        return (today or _dt.date.today()) > self.until
+
+    def covers(self, code: str, subject: str | None, paths: Iterable[str] = ()) -> bool:
+        """Whether this waiver matches a finding with this code, subject and paths (ignoring
+        ``until``): the code starts with the waiver's code, ``target`` (if given) matches the
+        subject, and ``path`` (if given) matches one of the paths."""
+        if not code.startswith(self.code):
+            return False
+        if self.target is not None and (subject is None or not self.target.match(subject)):
+            return False
+        if self.path is not None and not any(self.path.match(p) for p in paths):
+            return False
+        return True
+
+
+@dataclass
+class Ruleset:
+    """A validated rules file."""
+
+    version: int = 1
+    name: str | None = None
+    path: Path | None = None
+    libraries: LibrariesRule | None = None
+    components: list[ComponentRule] = field(default_factory=list)
+    files: list[FileRule] = field(default_factory=list)
+    binaries: list[BinaryRule] = field(default_factory=list)
+    linkage: LinkageRule | None = None
+    waivers: list[Waiver] = field(default_factory=list)
+    #: CLI defaults: codes or prefixes to report only / to drop, and the failing severity.
+    select: list[str] | None = None
+    ignore: list[str] | None = None
+    fail_on: Literal["error", "warning"] | None = None
+    source: str = "<string>"
+
+    def strings(self) -> list[bytes]:
+        """Every component string (de-duplicated, in file order): what the scanner looks for."""
+        seen: dict[bytes, None] = {}
+        for comp in self.components:
+            for s in comp.strings:
+                seen.setdefault(s, None)
+        return list(seen)
+
+    def component(self, name: str) -> ComponentRule | None:
+        """The component named ``name``, if any."""
+        for comp in self.components:
+            if comp.name == name:
+                return comp
+        return None
+
+
+# =============================================================================================
+# Locating tables and keys in the text (tomllib reports no positions)
+
+_KEY_PART = r"""(?:[A-Za-z0-9_-]+|"(?:[^"\\\n]|\\.)*"|'[^'\n]*')"""
+_DOTTED = rf"{_KEY_PART}(?:[ \t]*\.[ \t]*{_KEY_PART})*"
+_KEY_RE = re.compile(rf"[ \t]*({_DOTTED})[ \t]*=")
+_HEADER_RE = re.compile(rf"[ \t]*(\[\[?)[ \t]*({_DOTTED})[ \t]*(\]\]?)[ \t]*(?:#.*)?$")
+_PART_RE = re.compile(_KEY_PART)
+_SPECIAL_RE = re.compile(r"[\n#\"'\[\]{}]")
+
+PathPart = Union[str, int]  # a key, or a 0-based index into an array of tables
+KeyPath = tuple[PathPart, ...]
+
+
+def _split_key(dotted: str) -> tuple[str, ...]:
+    parts = []
+    for m in _PART_RE.finditer(dotted):
+        p = m.group(0)
+        if p[0] in "\"'":
+            p = p[1:-1]
+        parts.append(p)
+    return tuple(parts)
+
+
+class _Locator:
+    """Finds the line of a table or key path in TOML text."""
+
+    def __init__(self, text: str) -> None:
+        self.lines = text.splitlines()
+        structural = self._structural_lines(text)
+        # blocks: (first line, resolved path, is array element); block 0 is the root table
+        self.blocks: list[tuple[int, KeyPath]] = [(1, ())]
+        self.block_keys: list[list[tuple[int, tuple[str, ...]]]] = [[]]
+        counts: dict[tuple[str, ...], int] = {}
+        for lineno in structural:
+            line = self.lines[lineno - 1]
+            m = _HEADER_RE.match(line)
+            if m and (m.group(1) == "[[") == (m.group(3) == "]]"):
+                parts = _split_key(m.group(2))
+                is_array = m.group(1) == "[["
+                resolved: list[PathPart] = []
+                for i in range(len(parts)):
+                    resolved.append(parts[i])
+                    prefix = parts[: i + 1]
+                    last = i == len(parts) - 1
+                    if last and is_array:
+                        counts[prefix] = counts.get(prefix, 0) + 1
+                        resolved.append(counts[prefix] - 1)
+                    elif prefix in counts:
+                        resolved.append(counts[prefix] - 1)
+                self.blocks.append((lineno, tuple(resolved)))
+                self.block_keys.append([])
+                continue
+            k = _KEY_RE.match(line)
+            if k:
+                self.block_keys[-1].append((lineno, _split_key(k.group(1))))
+
+    @staticmethod
+    def _structural_lines(text: str) -> list[int]:
+        """Line numbers (1-based) that start outside any string and any bracket."""
+        out: list[int] = []
+        i, n = 0, len(text)
+        line = 1
+        depth = 0
+        at_line_start = True
+        while i < n:
+            if at_line_start:
+                at_line_start = False
+                if depth == 0:
+                    out.append(line)
+                    # a header line's brackets are not value brackets
+                    end = text.find("\n", i)
+                    end = n if end < 0 else end
+                    m = _HEADER_RE.match(text, i, end)
+                    if m:
+                        i = end
+                        continue
+            c = text[i]
+            if c == "\n":
+                line += 1
+                at_line_start = True
+                i += 1
+            elif c == "#":
+                end = text.find("\n", i)
+                i = n if end < 0 else end
+            elif text.startswith('"""', i) or text.startswith("'''", i):
+                q = text[i : i + 3]
+                j = i + 3
+                while j < n:
+                    if q == '"""' and text[j] == "\\":
+                        j += 2
+                        continue
+                    if text.startswith(q, j):
+                        j += 3
+                        while j < n and text[j] == q[0]:  # up to two quotes end the string
+                            j += 1
+                        break
+                    j += 1
+                line += text.count("\n", i, min(j, n))
+                i = j
+            elif c == '"' or c == "'":
+                j = i + 1
+                while j < n and text[j] != c and text[j] != "\n":
+                    if c == '"' and text[j] == "\\":
+                        j += 1
+                    j += 1
+                i = j + 1 if j < n and text[j] == c else j
+            elif c in "[{":
+                depth += 1
+                i += 1
+            elif c in "]}":
+                depth = max(0, depth - 1)
+                i += 1
+            else:
+                m = _SPECIAL_RE.search(text, i)
+                i = m.start() if m else n
+        return out
+
+    def locate(self, path: KeyPath) -> int | None:
+        """The line of ``path``: its header, its ``key =`` line, or the nearest enclosing one."""
+        best_block = 0
+        best_len = -1
+        for b, (_, bpath) in enumerate(self.blocks):
+            if len(bpath) > best_len and tuple(path[: len(bpath)]) == bpath:
+                best_block, best_len = b, len(bpath)
+        line, _ = self.blocks[best_block]
+        rest = list(path[best_len:])
+        if not rest:
+            return line if best_block else None
+        # a key of this block: longest dotted-key match
+        found: int | None = None
+        used = 0
+        str_rest: list[str] = []
+        for p in rest:
+            if isinstance(p, int):
+                break
+            str_rest.append(p)
+        for kline, kparts in self.block_keys[best_block]:
+            m = len(kparts)
+            if m <= len(str_rest) and tuple(str_rest[:m]) == kparts and m > used:
+                found, used = kline, m
+        if found is None:
+            # a key given only as headers ([[components]], [libraries.when])
+            for bline, bpath in self.blocks[1:]:
+                if bpath[: len(path)] == tuple(path):
+                    return bline
+            return line if best_block else None
+        # deeper keys inside an inline table: search forward, within this block
+        end = (
+            self.blocks[best_block + 1][0] - 1
+            if best_block + 1 < len(self.blocks)
+            else len(self.lines)
+        )
+        col = 0
+        for p in rest[used:]:
+            if isinstance(p, int):
+                break
+            pat = re.compile(
+                rf"(?:^|[\s{{,.]){re.escape(p)}[ \t]*[=.]|[\"']{re.escape(p)}[\"'][ \t]*[=.]"
+            )
+            hit = None
+            for ln in range(found, end + 1):
+                text = self.lines[ln - 1]
+                m = pat.search(text, col if ln == found else 0)
+                if m:
+                    hit = (ln, m.end())
+                    break
+            if hit is None:
+                break
+            found, col = hit
+        return found
+
+
+# =============================================================================================
+# Reading TOML
+
+
+def _syntax_error(exc: Exception, source: str, text: str) -> RulesError:
+    msg = str(exc)
+    line = col = None
+    m = re.search(r"\s*\(at line (\d+), column (\d+)\)\s*$", msg)
+    if m:
+        line, col = int(m.group(1)), int(m.group(2))
+        msg = msg[: m.start()]
+    else:
+        m = re.search(r"\s*\(at end of document\)\s*$", msg)
+        if m:
+            line = max(1, text.count("\n") + (0 if text.endswith("\n") else 1))
+            msg = msg[: m.start()]
+    where = f" (column {col})" if col is not None else ""
+    return RulesError(f"TOML syntax error: {msg}{where}", source=source, line=line, column=col)
+
+
+def parse_toml_text(text: str, source: str = "<string>") -> dict[str, Any]:
+    """Parse TOML text with :mod:`tomllib`; any problem is a :class:`RulesError`."""
+    if len(text) > MAX_RULES_SIZE:
+        raise RulesError(
+            f"the file is larger than {MAX_RULES_SIZE // (1024 * 1024)} MB", source=source
+        )
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise _syntax_error(exc, source, text) from None
+    except RecursionError:
+        raise RulesError("TOML values are nested too deeply", source=source) from None
+
+
+def read_toml_file(path: str | Path) -> tuple[str, dict[str, Any]]:
+    """Read and parse a TOML file: ``(text, data)``. Missing, unreadable, too large (over
+    :data:`MAX_RULES_SIZE`), non-UTF-8 or malformed files raise :class:`RulesError`."""
+    source = str(path)
+    p = Path(path)
+    try:
+        if p.is_dir():
+            raise RulesError("is a directory, not a TOML file", source=source)
+        size = p.stat().st_size
+        if size > MAX_RULES_SIZE:
+            raise RulesError(
+                f"the file is {size} bytes; at most {MAX_RULES_SIZE} bytes "
+                f"({MAX_RULES_SIZE // (1024 * 1024)} MB) are read",
+                source=source,
+            )
+        with open(p, "rb") as fh:
+            data = fh.read(MAX_RULES_SIZE + 1)
+    except FileNotFoundError:
+        raise RulesError("no such file", source=source) from None
+    except OSError as exc:
+        raise RulesError(f"cannot read: {exc.strerror or exc}", source=source) from None
+    if len(data) > MAX_RULES_SIZE:
+        raise RulesError(
+            f"the file is larger than {MAX_RULES_SIZE // (1024 * 1024)} MB", source=source
+        )
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise RulesError(
+            f"not UTF-8 text: byte 0x{data[exc.start]:02x} cannot be decoded", source=source,
+            line=line,
+        ) from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text, parse_toml_text(text, source)
+
+
+# =============================================================================================
+# Validation
+
+
+def _describe(v: Any) -> str:
+    if isinstance(v, bool):
+        return f"boolean {'true' if v else 'false'}"
+    if isinstance(v, int):
+        return f"integer {v}"
+    if isinstance(v, float):
+        return f"float {v}"
+    if isinstance(v, str):
+        s = v if len(v) <= 40 else v[:37] + "..."
+        return 'string "' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(v, list):
+        return f"array of {len(v)} item{'s' if len(v) != 1 else ''}"
+    if isinstance(v, dict):
+        return "table"
+    if isinstance(v, _dt.datetime):
+        return f"datetime {v.isoformat()}"
+    if isinstance(v, _dt.date):
+        return f"date {v.isoformat()}"
+    if isinstance(v, _dt.time):
+        return f"time {v.isoformat()}"
+    return type(v).__name__
+
+
+def _suggest(word: str, choices: Iterable[str]) -> str | None:
+    choices = list(choices)
+    norm = word.replace("_", "-").lower()
+    for c in choices:
+        if c == norm:
+            return c
+    hits = difflib.get_close_matches(norm, choices, n=1, cutoff=0.6)
+    return hits[0] if hits else None
+
+
+def _fmt_path(path: KeyPath) -> str:
+    out = ""
+    for p in path:
+        if isinstance(p, int):
+            out += f"[{p + 1}]"
+        else:
+            if out:
+                out += "."
+            out += p if re.fullmatch(r"[A-Za-z0-9_-]+", p) else '"' + p + '"'
+    return out
+
+
+_ARRAY_TABLES = ("component", "file", "binary", "waive")
+
+
+class _Ctx:
+    def __init__(
+        self, data: Mapping[str, Any], source: str, text: str | None, prefix: tuple[str, ...]
+    ) -> None:
+        self.data = data
+        self.source = source
+        self.prefix = prefix
+        self.locator = _Locator(text) if text is not None else None
+
+    def line(self, path: KeyPath) -> int | None:
+        if self.locator is None:
+            return None
+        return self.locator.locate(self.prefix + tuple(path))
+
+    def error(self, path: KeyPath, message: str) -> RulesError:
+        full = self.prefix + tuple(path)
+        key = _fmt_path(full) if full else None
+        context = None
+        leaf: str | None = _fmt_path(full) if full else None
+        # the table part: "component[2] "name"", "libraries", "tool.wheelaudit"
+        if path and path[0] in _ARRAY_TABLES and len(path) >= 2 and isinstance(path[1], int):
+            context = _fmt_path(self.prefix + tuple(path[:2]))
+            entry = self.data.get(path[0])
+            if isinstance(entry, list) and path[1] < len(entry):
+                item = entry[path[1]]
+                if isinstance(item, dict) and isinstance(item.get("name"), str):
+                    context += f' "{item["name"]}"'
+            leaf = _fmt_path(tuple(path[2:])) or None
+        elif path and path[0] in ("libraries", "linkage") and len(path) >= 2:
+            context = _fmt_path(self.prefix + (path[0],))
+            leaf = _fmt_path(tuple(path[1:]))
+        elif self.prefix:
+            context = _fmt_path(self.prefix)
+            leaf = _fmt_path(tuple(path)) or None
+        return RulesError(
+            message, source=self.source, line=self.line(path), key=key, context=context, leaf=leaf
+        )
+
+    # -- typed getters ------------------------------------------------------------------------
+
+    def table(
+        self,
+        value: Any,
+        path: KeyPath,
+        allowed: Sequence[str],
+        required: Sequence[str] = (),
+        what: str = "a table",
+    ) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise self.error(path, f"expected {what}, got {_describe(value)}")
+        for k in value:
+            if k not in allowed:
+                hint = _suggest(k, allowed)
+                if hint:
+                    msg = f'unknown key (did you mean "{hint}"?)'
+                else:
+                    msg = "unknown key (known keys: " + ", ".join(allowed) + ")"
+                raise self.error(tuple(path) + (k,), msg)
+        for k in required:
+            if k not in value:
+                raise self.error(tuple(path) + (k,), "missing (this key is required)")
+        return value
+
+    def string(self, value: Any, path: KeyPath, *, empty_ok: bool = False) -> str:
+        if not isinstance(value, str):
+            raise self.error(path, f"expected a string, got {_describe(value)}")
+        if not empty_ok and not value.strip():
+            raise self.error(path, "expected a non-empty string")
+        return value
+
+    def boolean(self, value: Any, path: KeyPath) -> bool:
+        if not isinstance(value, bool):
+            raise self.error(path, f"expected true or false, got {_describe(value)}")
+        return value
+
+    def count(self, value: Any, path: KeyPath) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.error(path, f"expected a non-negative integer, got {_describe(value)}")
+        if value < 0:
+            raise self.error(path, f"expected a non-negative integer, got {_describe(value)}")
+        return value
+
+    def strings(self, value: Any, path: KeyPath, what: str = "strings") -> list[str]:
+        """A string or a list of strings (each non-empty)."""
+        expected = f"a string or a list of {what}"
+        if isinstance(value, str):
+            items = [value]
+        elif isinstance(value, list):
+            items = value
+        else:
+            raise self.error(path, f"expected {expected}, got {_describe(value)}")
+        for i, item in enumerate(items):
+            if not isinstance(item, str):
+                raise self.error(
+                    path, f"expected {expected}, got {_describe(item)} as item {i + 1}"
+                )
+            if not item.strip():
+                raise self.error(path, f"item {i + 1} is an empty string")
+        return list(items)
+
+    def glob(self, value: Any, path: KeyPath, *, cross_slash: bool = False) -> Glob:
+        pattern = self.string(value, path)
+        try:
+            return Glob(pattern, cross_slash=cross_slash)
+        except GlobError as exc:
+            raise self.error(path, exc.message) from None
+
+    def globs(self, value: Any, path: KeyPath, *, cross_slash: bool = False) -> list[Glob]:
+        out = []
+        for i, pattern in enumerate(self.strings(value, path, "globs")):
+            try:
+                out.append(Glob(pattern, cross_slash=cross_slash))
+            except GlobError as exc:
+                prefix = f"item {i + 1}: " if isinstance(value, list) else ""
+                raise self.error(path, prefix + exc.message) from None
+        return out
+
+    def symbols(self, value: Any, path: KeyPath) -> list[SymbolPattern]:
+        out = []
+        for i, entry in enumerate(self.strings(value, path, "symbol names")):
+            try:
+                out.append(SymbolPattern(entry))
+            except GlobError as exc:
+                prefix = f"item {i + 1}: " if isinstance(value, list) else ""
+                raise self.error(path, prefix + exc.message) from None
+        return out
+
+    def code(self, value: Any, path: KeyPath, item: int | None = None) -> str:
+        where = f"item {item + 1}: " if item is not None else ""
+        if not isinstance(value, str):
+            raise self.error(path, f"{where}expected a finding code, got {_describe(value)}")
+        code = value.strip().upper()
+        if not _CODE_RE.fullmatch(code):
+            raise self.error(
+                path,
+                f'{where}"{value}" is not a finding code or prefix '
+                '(expected "WA" and up to three digits, e.g. "WA201" or "WA2")',
+            )
+        if not any(c.startswith(code) for c in FINDING_CODES):
+            raise self.error(path, f'{where}no finding code is or starts with "{code}"')
+        return code
+
+    def codes(self, value: Any, path: KeyPath) -> list[str]:
+        if isinstance(value, str):
+            return [self.code(value, path)]
+        if not isinstance(value, list):
+            raise self.error(
+                path, f"expected a finding code or a list of codes, got {_describe(value)}"
+            )
+        return [self.code(v, path, i) for i, v in enumerate(value)]
+
+    def condition(self, value: Any, path: KeyPath) -> Condition:
+        table = self.table(value, path, CONDITION_KEYS, what="a condition table")
+        kwargs: dict[str, tuple[Glob, ...]] = {}
+        for key in CONDITION_KEYS:
+            if key not in table:
+                continue
+            kpath = tuple(path) + (key,)
+            value = table[key]
+            if key == "name":
+                # distribution names compare canonically (PEP 503): "mlx_metal" is "mlx-metal"
+                value = self.strings(value, kpath, "globs")
+                value = [v if "[" in v else re.sub(r"[-_.]+", "-", v).lower() for v in value]
+            globs = self.globs(value, kpath)
+            if key == "os":
+                for g in globs:
+                    if g.is_literal and g.pattern not in KNOWN_OS:
+                        hint = _suggest(g.pattern.lower(), KNOWN_OS)
+                        msg = f'unknown os "{g.pattern}" (expected {", ".join(KNOWN_OS)})'
+                        if hint:
+                            msg = f'unknown os "{g.pattern}" (did you mean "{hint}"?)'
+                        raise self.error(kpath, msg)
+            kwargs[key] = tuple(globs)
+        return Condition(**kwargs)
+
+
+_TOP_KEYS = (
+    "version", "name", "select", "ignore", "fail-on",
+    "libraries", "component", "file", "binary", "linkage", "waive",
+)  # fmt: skip
+_LIBRARIES_KEYS = ("scope", "expected", "identity", "when")
+_COMPONENT_KEYS = (
+    "name", "symbols", "strings", "strong-only", "owner", "required", "exempt", "when",
+)  # fmt: skip
+_FILE_KEYS = ("name", "glob", "count", "min", "max", "beside", "when")
+_BINARY_KEYS = (
+    "name", "path", "count", "must-not-define", "must-import", "must-need", "must-not-need",
+    "when",
+)  # fmt: skip
+_LINKAGE_KEYS = ("allow-external", "provided-by", "forbid-rpath", "allow-rpath", "check")
+_WAIVE_KEYS = ("code", "target", "path", "reason", "until")
+
+_DIST_NAME_RE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
+
+
+def _array_of_tables(ctx: _Ctx, data: Mapping[str, Any], key: str) -> list[dict[str, Any]]:
+    value = data.get(key, [])
+    if isinstance(value, dict):
+        raise ctx.error((key,), f"expected an array of tables ([[{key}]]), got a single table ([{key}])")
+    if not isinstance(value, list):
+        raise ctx.error((key,), f"expected an array of tables ([[{key}]]), got {_describe(value)}")
+    for i, item in enumerate(value):
+        if not isinstance(item, dict):
+            raise ctx.error((key, i), f"expected a table, got {_describe(item)}")
+    return value
+
+
+def _unknown_name(ctx: _Ctx, path: KeyPath, name: str, known: Sequence[str]) -> RulesError:
+    hint = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    if hint:
+        return ctx.error(path, f'no component is named "{name}" (did you mean "{hint[0]}"?)')
+    if known:
+        return ctx.error(
+            path, f'no component is named "{name}" (components: {", ".join(known)})'
+        )
+    return ctx.error(path, f'no component is named "{name}" (the rules define no component)')
+
+
+def _parse_libraries(ctx: _Ctx, value: Any) -> LibrariesRule:
+    if isinstance(value, list):
+        raise ctx.error(("libraries",), "expected a table ([libraries]), got an array ([[libraries]])")
+    t = ctx.table(value, ("libraries",), _LIBRARIES_KEYS, required=("expected",))
+    p: KeyPath = ("libraries",)
+    identity = "filename"
+    if "identity" in t:
+        identity = ctx.string(t["identity"], p + ("identity",))
+        if identity not in ("filename", "off"):
+            raise ctx.error(
+                p + ("identity",), f'expected "filename" or "off", got {_describe(identity)}'
+            )
+    return LibrariesRule(
+        scope=ctx.globs(t["scope"], p + ("scope",)) if "scope" in t else None,
+        expected=ctx.globs(t["expected"], p + ("expected",)),
+        identity=identity,  # type: ignore[arg-type]
+        when=ctx.condition(t["when"], p + ("when",)) if "when" in t else None,
+        line=ctx.line(p),
+        source=ctx.source,
+    )
+
+
+def _parse_component(ctx: _Ctx, i: int, value: dict[str, Any]) -> ComponentRule:
+    p: KeyPath = ("component", i)
+    t = ctx.table(value, p, _COMPONENT_KEYS, required=("name",))
+    name = ctx.string(t["name"], p + ("name",))
+    symbols = ctx.symbols(t["symbols"], p + ("symbols",)) if "symbols" in t else []
+    strings: list[bytes] = []
+    if "strings" in t:
+        for s in ctx.strings(t["strings"], p + ("strings",)):
+            b = s.encode("utf-8")
+            if b not in strings:
+                strings.append(b)
+    if not symbols and not strings:
+        key = "symbols" if "symbols" in t else ("strings" if "strings" in t else None)
+        raise ctx.error(
+            p + ((key,) if key else ()),
+            'a component needs at least one entry in "symbols" or "strings"',
+        )
+    required: bool | Condition = True
+    if "required" in t:
+        r = t["required"]
+        if isinstance(r, bool):
+            required = r
+        elif isinstance(r, dict):
+            required = ctx.condition(r, p + ("required",))
+        else:
+            raise ctx.error(
+                p + ("required",),
+                f"expected true, false or a condition table, got {_describe(r)}",
+            )
+    return ComponentRule(
+        name=name,
+        symbols=symbols,
+        strings=strings,
+        strong_only=ctx.boolean(t["strong-only"], p + ("strong-only",))
+        if "strong-only" in t
+        else False,
+        owner=ctx.glob(t["owner"], p + ("owner",)) if "owner" in t else None,
+        required=required,
+        exempt=ctx.globs(t["exempt"], p + ("exempt",), cross_slash=True) if "exempt" in t else [],
+        when=ctx.condition(t["when"], p + ("when",)) if "when" in t else None,
+        line=ctx.line(p),
+        source=ctx.source,
+    )
+
+
+def _parse_file(ctx: _Ctx, i: int, value: dict[str, Any]) -> FileRule:
+    p: KeyPath = ("file", i)
+    t = ctx.table(value, p, _FILE_KEYS, required=("glob",))
+    glob = ctx.glob(t["glob"], p + ("glob",))
+    count = ctx.count(t["count"], p + ("count",)) if "count" in t else None
+    lo = ctx.count(t["min"], p + ("min",)) if "min" in t else None
+    hi = ctx.count(t["max"], p + ("max",)) if "max" in t else None
+    if count is not None and (lo is not None or hi is not None):
+        which = "min" if lo is not None else "max"
+        raise ctx.error(p + (which,), '"count" excludes "min" and "max": give one or the other')
+    if lo is not None and hi is not None and lo > hi:
+        raise ctx.error(p + ("max",), f"max ({hi}) is less than min ({lo})")
+    if count is None and lo is None and hi is None:
+        lo = 1
+    return FileRule(
+        name=ctx.string(t["name"], p + ("name",)) if "name" in t else glob.pattern,
+        glob=glob,
+        count=count,
+        min=lo,
+        max=hi,
+        beside=ctx.string(t["beside"], p + ("beside",)) if "beside" in t else None,
+        when=ctx.condition(t["when"], p + ("when",)) if "when" in t else None,
+        line=ctx.line(p),
+        source=ctx.source,
+    )
+
+
+def _parse_binary(ctx: _Ctx, i: int, value: dict[str, Any]) -> BinaryRule:
+    p: KeyPath = ("binary", i)
+    t = ctx.table(value, p, _BINARY_KEYS, required=("path",))
+    path = ctx.glob(t["path"], p + ("path",))
+    return BinaryRule(
+        name=ctx.string(t["name"], p + ("name",)) if "name" in t else path.pattern,
+        path=path,
+        count=ctx.count(t["count"], p + ("count",)) if "count" in t else None,
+        must_not_define=ctx.strings(t["must-not-define"], p + ("must-not-define",), "component names")
+        if "must-not-define" in t
+        else [],
+        must_import=ctx.symbols(t["must-import"], p + ("must-import",))
+        if "must-import" in t
+        else [],
+        must_need=ctx.globs(t["must-need"], p + ("must-need",)) if "must-need" in t else [],
+        must_not_need=ctx.globs(t["must-not-need"], p + ("must-not-need",))
+        if "must-not-need" in t
+        else [],
+        when=ctx.condition(t["when"], p + ("when",)) if "when" in t else None,
+        line=ctx.line(p),
+        source=ctx.source,
+    )
+
+
+def _parse_linkage(ctx: _Ctx, value: Any) -> LinkageRule:
+    if isinstance(value, list):
+        raise ctx.error(("linkage",), "expected a table ([linkage]), got an array ([[linkage]])")
+    p: KeyPath = ("linkage",)
+    t = ctx.table(value, p, _LINKAGE_KEYS)
+    provided: dict[str, list[Glob]] = {}
+    if "provided-by" in t:
+        pb = t["provided-by"]
+        if not isinstance(pb, dict):
+            raise ctx.error(
+                p + ("provided-by",),
+                "expected a table of distribution names to lists of globs, "
+                f"got {_describe(pb)}",
+            )
+        for dist, globs in pb.items():
+            dpath = p + ("provided-by", dist)
+            if not _DIST_NAME_RE.fullmatch(dist):
+                raise ctx.error(dpath, f'"{dist}" is not a valid distribution name')
+            provided[dist] = ctx.globs(globs, dpath, cross_slash=True)
+    return LinkageRule(
+        allow_external=ctx.globs(t["allow-external"], p + ("allow-external",), cross_slash=True)
+        if "allow-external" in t
+        else [],
+        provided_by=provided,
+        forbid_rpath=ctx.globs(t["forbid-rpath"], p + ("forbid-rpath",), cross_slash=True)
+        if "forbid-rpath" in t
+        else [],
+        allow_rpath=ctx.globs(t["allow-rpath"], p + ("allow-rpath",), cross_slash=True)
+        if "allow-rpath" in t
+        else [],
+        check=ctx.boolean(t["check"], p + ("check",)) if "check" in t else True,
+        line=ctx.line(p),
+        source=ctx.source,
+    )
+
+
+def _parse_waiver(ctx: _Ctx, i: int, value: dict[str, Any]) -> Waiver:
+    p: KeyPath = ("waive", i)
+    t = ctx.table(value, p, _WAIVE_KEYS, required=("code", "reason"))
+    until = None
+    if "until" in t:
+        u = t["until"]
+        if isinstance(u, str):
+            try:
+                u = _dt.date.fromisoformat(u)
+            except ValueError:
+                raise ctx.error(
+                    p + ("until",), f"expected a date like 2027-06-30, got {_describe(t['until'])}"
+                ) from None
+        if isinstance(u, _dt.datetime) or not isinstance(u, _dt.date):
+            raise ctx.error(p + ("until",), f"expected a date like 2027-06-30, got {_describe(u)}")
+        until = u
+    return Waiver(
+        code=ctx.code(t["code"], p + ("code",)),
+        target=ctx.glob(t["target"], p + ("target",), cross_slash=True) if "target" in t else None,
+        path=ctx.glob(t["path"], p + ("path",), cross_slash=True) if "path" in t else None,
+        reason=ctx.string(t["reason"], p + ("reason",)).strip(),
+        until=until,
+        line=ctx.line(p),
+        source=ctx.source,
+    )
+
+
+def _parse_fail_on(ctx: _Ctx, value: Any, path: KeyPath) -> Literal["error", "warning"]:
+    if value not in ("error", "warning") or not isinstance(value, str):
+        raise ctx.error(path, f'expected "error" or "warning", got {_describe(value)}')
+    return value  # type: ignore[return-value]
+
+
+def ruleset_from_dict(
+    data: dict[str, Any],
+    source: str,
+    text: str | None = None,
+    *,
+    table: str | None = None,
+    require_version: bool = True,
+    path: str | Path | None = None,
+    extra_keys: Sequence[str] = (),
+) -> Ruleset:
+    """Validate parsed TOML ``data`` into a :class:`Ruleset`.
+
+    ``source`` names the file in messages; ``text`` (the TOML text ``data`` came from) lets
+    messages give lines. ``table`` is the dotted key the ruleset sits under in that text
+    (``"tool.wheelaudit"`` for the inline pyproject form), ``require_version=False`` makes
+    ``version`` optional (default 1), and ``extra_keys`` are top-level keys to accept and
+    ignore (the caller handles them).
+    """
+    prefix = tuple(table.split(".")) if table else ()
+    ctx = _Ctx(data, source, text, prefix)
+    try:
+        return _ruleset(ctx, data, require_version, path, extra_keys)
+    except RecursionError:
+        raise RulesError("values are nested too deeply", source=source) from None
+
+
+def _ruleset(
+    ctx: _Ctx,
+    data: Mapping[str, Any],
+    require_version: bool,
+    path: str | Path | None,
+    extra_keys: Sequence[str],
+) -> Ruleset:
+    if not isinstance(data, dict):
+        raise ctx.error((), f"expected a table, got {_describe(data)}")
+    ctx.table(data, (), tuple(_TOP_KEYS) + tuple(extra_keys))
+    if "version" not in data:
+        if require_version:
+            raise RulesError(
+                'missing: a rules file must say which format it is written in; add "version = 1"',
+                source=ctx.source,
+                line=1 if ctx.locator is not None else None,
+                key=_fmt_path(ctx.prefix + ("version",)),
+                context=_fmt_path(ctx.prefix) or None,
+                leaf="version",
+            )
+        version = 1
+    else:
+        version = data["version"]
+        if isinstance(version, bool) or not isinstance(version, int):
+            raise ctx.error(("version",), f"expected the integer 1, got {_describe(version)}")
+        if version != 1:
+            raise ctx.error(
+                ("version",),
+                f"unsupported rules version {version}: this wheelaudit reads version 1",
+            )
+    rs = Ruleset(version=version, source=ctx.source, path=Path(path) if path is not None else None)
+    if "name" in data:
+        rs.name = ctx.string(data["name"], ("name",))
+    if "select" in data:
+        rs.select = ctx.codes(data["select"], ("select",))
+    if "ignore" in data:
+        rs.ignore = ctx.codes(data["ignore"], ("ignore",))
+    if "fail-on" in data:
+        rs.fail_on = _parse_fail_on(ctx, data["fail-on"], ("fail-on",))
+    if "libraries" in data:
+        rs.libraries = _parse_libraries(ctx, data["libraries"])
+
+    seen: dict[str, int] = {}
+    for i, item in enumerate(_array_of_tables(ctx, data, "component")):
+        comp = _parse_component(ctx, i, item)
+        if comp.name in seen:
+            j = seen[comp.name]
+            other = f"component[{j + 1}]"
+            line = ctx.line(("component", j))
+            if line is not None:
+                other += f", line {line}"
+            raise ctx.error(
+                ("component", i, "name"), f'duplicate component name "{comp.name}" (also {other})'
+            )
+        seen[comp.name] = i
+        rs.components.append(comp)
+    names = [c.name for c in rs.components]
+
+    for i, item in enumerate(_array_of_tables(ctx, data, "file")):
+        f = _parse_file(ctx, i, item)
+        if f.beside is not None and f.beside not in seen:
+            raise _unknown_name(ctx, ("file", i, "beside"), f.beside, names)
+        rs.files.append(f)
+
+    for i, item in enumerate(_array_of_tables(ctx, data, "binary")):
+        b = _parse_binary(ctx, i, item)
+        for name in b.must_not_define:
+            if name not in seen:
+                raise _unknown_name(ctx, ("binary", i, "must-not-define"), name, names)
+        rs.binaries.append(b)
+
+    if "linkage" in data:
+        rs.linkage = _parse_linkage(ctx, data["linkage"])
+
+    for i, item in enumerate(_array_of_tables(ctx, data, "waive")):
+        rs.waivers.append(_parse_waiver(ctx, i, item))
+    return rs
+
+
+def parse_rules(
+    text: str, source: str = "<string>", *, path: str | Path | None = None
+) -> Ruleset:
+    """Parse and validate rules from TOML text. ``source`` names it in messages."""
+    data = parse_toml_text(text, source)
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return ruleset_from_dict(data, source, text, path=path)
+
+
+def load_rules(path: str | Path) -> Ruleset:
+    """Load and validate a rules file (SPEC section 3). Every problem is a :class:`RulesError`."""
+    text, data = read_toml_file(path)
+    return ruleset_from_dict(data, str(path), text, path=path)
