@@ -1,0 +1,731 @@
+"""ELF reader: ELF32/ELF64, little and big endian, read with :mod:`struct` only.
+
+Reads just the tables the facts need (program headers, the dynamic table, the dynamic symbol
+table with its string table and GNU version tables, and ``.symtab`` when present), each sliced
+out of ``data`` on its own, so a 400 MB library costs a few table-sized copies, not a file-sized
+one. The loader's view comes first: the dynamic table through ``PT_DYNAMIC``, table addresses
+mapped to file offsets through ``PT_LOAD``. Section headers are the fallback when there is no
+such view, and a cross-check when there is (a disagreement becomes a ``Slice.notes`` entry).
+
+Every offset, size and count is checked against the file before use; anything out of range
+raises :class:`MalformedBinary` with the reason. Every walk is bounded.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Sequence
+
+from .. import symbols as _symbols
+from ..facts import Dependency, Kind, Rpath, Slice, Symbol
+from . import Buffer, MalformedBinary, find_strings
+
+#: the most symbol-table entries we read from one table
+MAX_SYMBOLS = 20_000_000
+
+# e_type
+ET_REL, ET_EXEC, ET_DYN, ET_CORE = 1, 2, 3, 4
+# p_type
+PT_LOAD, PT_DYNAMIC, PT_INTERP = 1, 2, 3
+# sh_type
+SHT_SYMTAB, SHT_NOBITS, SHT_DYNAMIC, SHT_DYNSYM = 2, 8, 6, 11
+# d_tag
+DT_NULL, DT_NEEDED, DT_HASH, DT_STRTAB, DT_SYMTAB = 0, 1, 4, 5, 6
+DT_STRSZ, DT_SYMENT, DT_SONAME, DT_RPATH, DT_RUNPATH = 10, 11, 14, 15, 29
+DT_GNU_HASH = 0x6FFFFEF5
+DT_VERSYM = 0x6FFFFFF0
+DT_VERDEF, DT_VERDEFNUM = 0x6FFFFFFC, 0x6FFFFFFD
+DT_VERNEED, DT_VERNEEDNUM = 0x6FFFFFFE, 0x6FFFFFFF
+_SINGLE_TAGS = {
+    DT_HASH: "DT_HASH", DT_STRTAB: "DT_STRTAB", DT_SYMTAB: "DT_SYMTAB", DT_STRSZ: "DT_STRSZ",
+    DT_SYMENT: "DT_SYMENT", DT_SONAME: "DT_SONAME", DT_GNU_HASH: "DT_GNU_HASH",
+    DT_VERSYM: "DT_VERSYM", DT_VERDEF: "DT_VERDEF", DT_VERDEFNUM: "DT_VERDEFNUM",
+    DT_VERNEED: "DT_VERNEED", DT_VERNEEDNUM: "DT_VERNEEDNUM",
+}
+# symbols
+SHN_UNDEF = 0
+STB_LOCAL, STB_GLOBAL, STB_WEAK, STB_GNU_UNIQUE = 0, 1, 2, 10
+STT_OBJECT, STT_FUNC, STT_SECTION, STT_FILE, STT_COMMON, STT_TLS, STT_GNU_IFUNC = 1, 2, 3, 4, 5, 6, 10
+STV_DEFAULT, STV_INTERNAL, STV_HIDDEN, STV_PROTECTED = 0, 1, 2, 3
+VER_FLG_BASE = 1
+
+_TYPE_NAMES = {STT_FUNC: "func", STT_GNU_IFUNC: "func", STT_OBJECT: "data", STT_TLS: "data", STT_COMMON: "data"}
+_EXPORT_BINDINGS = {STB_GLOBAL: "global", STB_GNU_UNIQUE: "global", STB_WEAK: "weak"}
+_LOCAL_TYPES = {STT_FUNC: "func", STT_GNU_IFUNC: "func", STT_OBJECT: "data", STT_TLS: "data"}
+
+EM_386, EM_PPC, EM_PPC64, EM_S390, EM_ARM = 3, 20, 21, 22, 40
+EM_X86_64, EM_AARCH64, EM_RISCV, EM_LOONGARCH = 62, 183, 243, 258
+_ODD = bytes(i & 1 for i in range(256))  # translate table: byte -> its low bit
+
+
+def _symbol_factory():
+    """A constructor for :class:`Symbol` that skips the frozen dataclass ``__init__``.
+
+    A frozen dataclass sets each field through ``object.__setattr__``; for the tens of
+    thousands of exports of a big library that is a third of the reading time. Setting the
+    instance ``__dict__`` at once gives an equal object. Checked once at import; if the model
+    ever changes (slots, validation, more fields), the real constructor is used instead.
+    """
+    new, set_ = object.__new__, object.__setattr__
+
+    def make(name: str, demangled: str, binding: str, type_: str, version: str | None) -> Symbol:
+        sym = new(Symbol)
+        set_(sym, "__dict__", {"name": name, "demangled": demangled, "binding": binding,
+                               "type": type_, "version": version})
+        return sym
+
+    try:
+        probe = ("_Z1fv", "f()", "weak", "func", "V_1")
+        real, fast = Symbol(*probe), make(*probe)
+        if (fast == real and vars(fast) == vars(real) and hash(fast) == hash(real)
+                and type(Symbol.__init__).__name__ == "function"
+                and list(Symbol.__dataclass_fields__) == ["name", "demangled", "binding", "type", "version"]):
+            return make
+    except Exception:  # noqa: BLE001 - any surprise: use the real constructor
+        pass
+    return Symbol
+
+
+_make_symbol = _symbol_factory()
+
+
+def _text(table: bytes) -> tuple[bool, bytes | str]:
+    """A string table as ``str`` when it is ASCII (names then slice out without decoding)."""
+    if table.isascii():
+        return True, table.decode("ascii")
+    return False, table
+
+
+def _arch(machine: int, is64: bool, little: bool) -> str:
+    if machine == EM_X86_64:
+        return "x86_64" if is64 else "x32"
+    if machine == EM_AARCH64:
+        return "aarch64"
+    if machine == EM_386:
+        return "i686"
+    if machine == EM_ARM:
+        return "armv7l"
+    if machine == EM_PPC64:
+        return "ppc64le" if little else "ppc64"
+    if machine == EM_PPC:
+        return "ppc"
+    if machine == EM_S390:
+        return "s390x" if is64 else "s390"
+    if machine == EM_RISCV:
+        return "riscv64" if is64 else "riscv32"
+    if machine == EM_LOONGARCH:
+        return "loongarch64" if is64 else "loongarch32"
+    return f"em_{machine}"
+
+
+def parse(data: Buffer, needles: Sequence[bytes] = ()) -> list[Slice]:
+    """Facts of one ELF file (always one slice). Raises :class:`MalformedBinary`."""
+    return [_Reader(data).read(needles)]
+
+
+class _Reader:
+    def __init__(self, data: Buffer) -> None:
+        self.data = data
+        self.size = len(data)
+        self.notes: list[str] = []
+
+    # ---- bounds-checked access ------------------------------------------------------------
+    def need(self, off: int, length: int, what: str) -> None:
+        if off < 0 or length < 0 or off + length > self.size:
+            raise MalformedBinary(
+                f"truncated: {what} at 0x{off:x} + {length} bytes is past the end of the "
+                f"{self.size}-byte file"
+            )
+
+    def unpack(self, fmt: str, off: int, what: str) -> tuple:
+        self.need(off, struct.calcsize(fmt), what)
+        return struct.unpack_from(fmt, self.data, off)
+
+    def take(self, off: int, length: int, what: str) -> bytes:
+        self.need(off, length, what)
+        chunk = self.data[off : off + length]
+        return chunk if isinstance(chunk, bytes) else bytes(chunk)
+
+    # ---- headers --------------------------------------------------------------------------
+    def read_header(self) -> None:
+        if self.size < 16:
+            raise MalformedBinary(f"truncated: ELF identification needs 16 bytes but the file has {self.size}")
+        ident = bytes(self.data[:16])
+        if ident[:4] != b"\x7fELF":
+            raise MalformedBinary("not an ELF file (no \\x7fELF magic)")
+        cls, enc = ident[4], ident[5]
+        if cls not in (1, 2):
+            raise MalformedBinary(f"unknown ELF class {cls} (EI_CLASS must be 1 for ELF32 or 2 for ELF64)")
+        if enc not in (1, 2):
+            raise MalformedBinary(f"unknown ELF data encoding {enc} (EI_DATA must be 1 for little or 2 for big endian)")
+        self.is64 = cls == 2
+        self.little = enc == 1
+        e = self.e = "<" if self.little else ">"
+        if self.is64:
+            hdr_fmt, self.word = e + "HHIQQQIHHHHHH", 8
+            self.sym_min, self.ph_min, self.sh_min, self.dyn_min = 24, 56, 64, 16
+        else:
+            hdr_fmt, self.word = e + "HHIIIIIHHHHHH", 4
+            self.sym_min, self.ph_min, self.sh_min, self.dyn_min = 16, 32, 40, 8
+        ehsize = 16 + struct.calcsize(hdr_fmt)
+        if self.size < ehsize:
+            raise MalformedBinary(
+                f"truncated: the ELF{64 if self.is64 else 32} header needs {ehsize} bytes but the file has {self.size}"
+            )
+        (self.e_type, self.e_machine, _ver, _entry, self.phoff, self.shoff, _flags, _ehsize,
+         self.phentsize, phnum, self.shentsize, shnum, _shstrndx) = struct.unpack_from(hdr_fmt, self.data, 16)
+        self.ehsize = ehsize
+        if self.e_type not in (ET_REL, ET_EXEC, ET_DYN):
+            what = "a core dump" if self.e_type == ET_CORE else "unknown type"
+            raise MalformedBinary(f"unsupported ELF file type {self.e_type} ({what}); expected ET_REL, ET_EXEC or ET_DYN")
+        self.read_sections(shnum, phnum)
+        self.read_segments(phnum)
+
+    def read_sections(self, shnum: int, phnum: int) -> None:
+        self.sections: list[tuple] = []
+        self.xphnum: int | None = None
+        if self.shoff == 0:
+            return
+        if self.shentsize < self.sh_min:
+            raise MalformedBinary(
+                f"e_shentsize is {self.shentsize}, smaller than the {self.sh_min}-byte section header"
+            )
+        if self.shoff < self.ehsize:
+            raise MalformedBinary(f"section header table at 0x{self.shoff:x} overlaps the ELF header")
+        sh_fmt = self.e + ("IIQQQQIIQQ" if self.is64 else "IIIIIIIIII") + (
+            f"{self.shentsize - self.sh_min}x" if self.shentsize > self.sh_min else ""
+        )
+        if shnum == 0 or phnum == 0xFFFF:
+            # extended numbering: the real counts live in section header 0
+            first = self.unpack(sh_fmt, self.shoff, "section header 0")
+            if shnum == 0:
+                shnum = first[5]
+            if phnum == 0xFFFF:
+                self.xphnum = first[7]
+        if shnum == 0:
+            return
+        if shnum * self.shentsize > self.size:
+            raise MalformedBinary(
+                f"section header table claims {shnum} entries of {self.shentsize} bytes "
+                f"({shnum * self.shentsize} bytes), more than the {self.size}-byte file"
+            )
+        table = self.take(self.shoff, shnum * self.shentsize, "section header table")
+        self.sections = list(struct.iter_unpack(sh_fmt, table))
+
+    def read_segments(self, phnum: int) -> None:
+        self.segments: list[tuple] = []
+        if phnum == 0xFFFF:
+            if self.xphnum is None:
+                raise MalformedBinary("e_phnum is PN_XNUM (0xffff) but there is no section header 0 to hold the count")
+            phnum = self.xphnum
+        if phnum == 0:
+            return
+        if self.phentsize < self.ph_min:
+            raise MalformedBinary(
+                f"e_phentsize is {self.phentsize}, smaller than the {self.ph_min}-byte program header"
+            )
+        if self.phoff < self.ehsize:
+            raise MalformedBinary(f"program header table at 0x{self.phoff:x} overlaps the ELF header")
+        pad = f"{self.phentsize - self.ph_min}x" if self.phentsize > self.ph_min else ""
+        if self.is64:
+            raw = struct.iter_unpack(self.e + "IIQQQQQQ" + pad,
+                                     self.take(self.phoff, phnum * self.phentsize, "program header table"))
+            # (type, offset, vaddr, filesz, memsz)
+            self.segments = [(t, off, va, fs, ms) for t, _f, off, va, _pa, fs, ms, _al in raw]
+        else:
+            raw = struct.iter_unpack(self.e + "IIIIIIII" + pad,
+                                     self.take(self.phoff, phnum * self.phentsize, "program header table"))
+            self.segments = [(t, off, va, fs, ms) for t, off, va, _pa, fs, ms, _f, _al in raw]
+        self.loads = [s for s in self.segments if s[0] == PT_LOAD]
+
+    # ---- address mapping ------------------------------------------------------------------
+    def map_addr(self, addr: int, what: str) -> tuple[int, int]:
+        """File offset of virtual address ``addr`` and the file bytes available from there."""
+        for _t, off, va, filesz, _ms in getattr(self, "loads", ()):
+            if va <= addr < va + filesz:
+                delta = addr - va
+                return off + delta, filesz - delta
+        if not getattr(self, "loads", None):
+            # no loadable segments (e.g. section headers only): map through allocated sections
+            for sec in self.sections:
+                _n, stype, flags, saddr, soff, ssize = sec[:6]
+                if flags & 2 and stype != SHT_NOBITS and saddr <= addr < saddr + ssize:
+                    delta = addr - saddr
+                    return soff + delta, ssize - delta
+        raise MalformedBinary(f"{what} address 0x{addr:x} is not inside any loadable segment")
+
+    def section_data_range(self, index: int, what: str) -> tuple[int, int]:
+        if not 0 <= index < len(self.sections):
+            raise MalformedBinary(f"{what}: section index {index} is out of range ({len(self.sections)} sections)")
+        sec = self.sections[index]
+        if sec[1] == SHT_NOBITS:
+            raise MalformedBinary(f"{what} (section {index}) has no data in the file (SHT_NOBITS)")
+        self.need(sec[4], sec[5], f"{what} (section {index})")
+        return sec[4], sec[5]
+
+    # ---- string tables --------------------------------------------------------------------
+    def string(self, table: bytes, off: int, what: str) -> str:
+        if off >= len(table):
+            raise MalformedBinary(
+                f"{what}: name offset {off} is past the end of the {len(table)}-byte string table"
+            )
+        end = table.find(b"\0", off)
+        if end < 0:
+            raise MalformedBinary(
+                f"{what}: the string at offset {off} runs off the end of the {len(table)}-byte "
+                "string table (no NUL terminator)"
+            )
+        return table[off:end].decode("utf-8", "backslashreplace")
+
+    # ---- the dynamic table ----------------------------------------------------------------
+    def read_dynamic(self) -> None:
+        self.dyn: list[tuple[int, int]] = []
+        self.tags: dict[int, int] = {}
+        dyn_secs = [i for i, s in enumerate(self.sections) if s[1] == SHT_DYNAMIC]
+        self.dyn_section = dyn_secs[0] if dyn_secs else None
+        pdyn = [s for s in self.segments if s[0] == PT_DYNAMIC]
+        if len(pdyn) > 1:
+            self.notes.append(f"{len(pdyn)} PT_DYNAMIC segments; the first one was read")
+        if pdyn:
+            _t, off, _va, filesz, _ms = pdyn[0]
+            what = "dynamic segment (PT_DYNAMIC)"
+            if filesz == 0:
+                # objcopy --only-keep-debug keeps the program headers but none of their bytes
+                self.notes.append("PT_DYNAMIC has no bytes in the file (a separate debug-info file?); "
+                                  "no dynamic table was read")
+                self.dyn_section = None
+                return
+            if self.dyn_section is not None:
+                sec = self.sections[self.dyn_section]
+                if sec[1] != SHT_NOBITS and sec[4] != off:
+                    self.notes.append(
+                        f"section headers disagree with the program headers: .dynamic at 0x{sec[4]:x}, "
+                        f"PT_DYNAMIC at 0x{off:x} (the loader's PT_DYNAMIC was read)"
+                    )
+        elif self.dyn_section is not None:
+            off, filesz = self.section_data_range(self.dyn_section, ".dynamic")
+            what = ".dynamic section"
+        else:
+            return
+        entsize = self.dyn_min
+        fmt = self.e + ("qQ" if self.is64 else "iI")
+        raw = self.take(off, filesz - filesz % entsize, what)
+        terminated = False
+        for tag, val in struct.iter_unpack(fmt, raw):
+            if tag == DT_NULL:
+                terminated = True
+                break
+            self.dyn.append((tag, val))
+            if tag in _SINGLE_TAGS:
+                if tag in self.tags and self.tags[tag] != val:
+                    self.notes.append(f"the dynamic table has more than one {_SINGLE_TAGS[tag]}; the last one was read")
+                self.tags[tag] = val  # the last one wins, as in glibc's loader
+        if not terminated and self.dyn:
+            self.notes.append(f"the {what} has no DT_NULL terminator")
+
+    def dynstr(self) -> bytes:
+        """The dynamic string table (DT_STRTAB / DT_STRSZ), or the .dynamic section's sh_link."""
+        if hasattr(self, "_dynstr"):
+            return self._dynstr
+        linked = None
+        if self.dyn_section is not None:
+            link = self.sections[self.dyn_section][6]
+            if 0 < link < len(self.sections) and self.sections[link][1] != SHT_NOBITS:
+                linked = self.sections[link]
+        if DT_STRTAB in self.tags:
+            off, avail = self.map_addr(self.tags[DT_STRTAB], "DT_STRTAB")
+            if DT_STRSZ in self.tags:
+                size = self.tags[DT_STRSZ]
+                if size > avail:
+                    raise MalformedBinary(
+                        f"dynamic string table (DT_STRSZ {size} bytes at 0x{off:x}) runs past the end "
+                        f"of its segment ({avail} bytes left)"
+                    )
+            else:
+                size = avail
+                self.notes.append("no DT_STRSZ; the dynamic string table was bounded by its segment")
+            if linked is not None and linked[4] != off:
+                self.notes.append(
+                    f"section headers disagree with the dynamic table: .dynstr at 0x{linked[4]:x}, "
+                    f"DT_STRTAB maps to 0x{off:x} (DT_STRTAB was read)"
+                )
+            table = self.take(off, size, "dynamic string table (DT_STRTAB)")
+        elif linked is not None:
+            table = self.take(linked[4], linked[5], "dynamic string table (.dynstr)")
+        else:
+            table = None
+        self._dynstr = table
+        return table
+
+    def dyn_string(self, val: int, what: str) -> str:
+        table = self.dynstr()
+        if table is None:
+            raise MalformedBinary(f"{what} entry but no dynamic string table (DT_STRTAB)")
+        return self.string(table, val, what)
+
+    # ---- GNU symbol versions --------------------------------------------------------------
+    def read_versions(self) -> tuple[dict[int, str | None], list[str]]:
+        """``{version index: name (None for the base version)}`` and the required version names."""
+        index: dict[int, str | None] = {}
+        needs: set[str] = set()
+        by_type = {s[1]: s for s in self.sections}
+        e = self.e
+        if DT_VERDEF in self.tags:
+            off, _ = self.map_addr(self.tags[DT_VERDEF], "DT_VERDEF")
+            count = self.tags.get(DT_VERDEFNUM)
+            if count is None and 0x6FFFFFFD in by_type:
+                count = by_type[0x6FFFFFFD][7]
+            self.walk_versions(off, count, 20, "version definition (DT_VERDEF)",
+                               lambda o: self._verdef(o, index))
+        if DT_VERNEED in self.tags:
+            off, _ = self.map_addr(self.tags[DT_VERNEED], "DT_VERNEED")
+            count = self.tags.get(DT_VERNEEDNUM)
+            if count is None and 0x6FFFFFFE in by_type:
+                count = by_type[0x6FFFFFFE][7]
+
+            def verneed(o: int) -> int:
+                _v, cnt, _file, aux, nxt = self.unpack(e + "HHIII", o, "version requirement (DT_VERNEED)")
+                a = o + aux
+                for k in range(cnt):
+                    _h, _fl, other, name, anext = self.unpack(e + "IHHII", a, "version requirement entry (vernaux)")
+                    vname = self.dyn_string(name, "version requirement name")
+                    needs.add(vname)
+                    index.setdefault(other & 0x7FFF, vname)
+                    if anext == 0:
+                        if k != cnt - 1:
+                            raise MalformedBinary(
+                                f"version requirement at 0x{o:x} claims {cnt} entries but its chain ends after {k + 1}"
+                            )
+                        break
+                    a += anext
+                return nxt
+
+            self.walk_versions(off, count, 16, "version requirement (DT_VERNEED)", verneed)
+        return index, sorted(needs)
+
+    def _verdef(self, o: int, index: dict[int, str | None]) -> int:
+        _v, flags, ndx, cnt, _hash, aux, nxt = self.unpack(self.e + "HHHHIII", o, "version definition (DT_VERDEF)")
+        if cnt:
+            name, _anext = self.unpack(self.e + "II", o + aux, "version definition name (verdaux)")
+            index[ndx & 0x7FFF] = None if flags & VER_FLG_BASE else self.dyn_string(name, "version definition name")
+        return nxt
+
+    def walk_versions(self, off: int, count: int | None, entsize: int, what: str, step) -> None:
+        limit = self.size // entsize
+        if count is not None and count > limit:
+            raise MalformedBinary(f"{what} claims {count} entries; the {self.size}-byte file holds at most {limit}")
+        seen = set()
+        n = 0
+        while count is None or n < count:
+            if off in seen:
+                raise MalformedBinary(f"{what} chain loops back to 0x{off:x}")
+            seen.add(off)
+            nxt = step(off)
+            n += 1
+            if nxt == 0:
+                if count is not None and n < count:
+                    raise MalformedBinary(f"{what} claims {count} entries but its chain ends after {n}")
+                break
+            if count is None and n >= limit:
+                raise MalformedBinary(f"{what} chain is longer than the file could hold")
+            off += nxt
+
+    # ---- symbol tables --------------------------------------------------------------------
+    def sym_format(self, entsize: int, what: str) -> str:
+        if entsize < self.sym_min:
+            raise MalformedBinary(f"{what} entry size is {entsize}, smaller than the {self.sym_min}-byte symbol")
+        if entsize > 4096:
+            raise MalformedBinary(f"{what} entry size is {entsize} bytes; a symbol is {self.sym_min}")
+        pad = f"{entsize - self.sym_min}x" if entsize > self.sym_min else ""
+        # (st_name, st_info, st_other, st_shndx)
+        return self.e + ("IBBH16x" if self.is64 else "I8xBBH") + pad
+
+    def check_count(self, count: int, entsize: int, off: int, what: str) -> None:
+        if count > MAX_SYMBOLS:
+            raise MalformedBinary(f"symbol table claims {count} entries; limit {MAX_SYMBOLS:,}")
+        self.need(off, count * entsize, f"{what} ({count} entries of {entsize} bytes)")
+
+    def gnu_hash_count(self, addr: int) -> int | None:
+        """Number of dynamic symbols by the GNU hash table, or None when it cannot tell."""
+        off, _ = self.map_addr(addr, "DT_GNU_HASH")
+        e = self.e
+        nbuckets, symoffset, bloom_size, _shift = self.unpack(e + "IIII", off, "GNU hash table header")
+        buckets_off = off + 16 + bloom_size * self.word
+        buckets = self.take(buckets_off, nbuckets * 4, f"GNU hash buckets ({nbuckets})")
+        top = max(struct.unpack(f"{e}{nbuckets}I", buckets), default=0)
+        if top == 0:
+            # no hashed (defined) symbols: ld still writes symoffset 1 here, so the unhashed
+            # symbols before it cannot be counted from this table
+            return None
+        if top < symoffset:
+            raise MalformedBinary(f"GNU hash bucket points at symbol {top}, below its symoffset {symoffset}")
+        if top > MAX_SYMBOLS:
+            raise MalformedBinary(f"symbol table claims {top + 1} entries; limit {MAX_SYMBOLS:,}")
+        start = buckets_off + nbuckets * 4 + (top - symoffset) * 4
+        self.need(start, 4, "GNU hash chain")
+        # find the end-of-chain bit (the low bit of a word) with bytes.translate/find, reading
+        # the chain in growing chunks: a real chain ends within a few words
+        limit = min(self.size, start + 4 * (MAX_SYMBOLS - top + 1))
+        pos, chunk = start, 64
+        while pos < limit:
+            stop = min(limit, pos + 4 * chunk)
+            words = (stop - pos) // 4
+            if words == 0:
+                break
+            raw = self.data[pos : pos + 4 * words]
+            low = raw[0::4] if self.little else raw[3::4]
+            k = bytes(low).translate(_ODD).find(1)
+            if k >= 0:
+                return top + (pos - start) // 4 + k + 1
+            pos += 4 * words
+            chunk *= 4
+        if limit == self.size:
+            raise MalformedBinary("GNU hash chain runs past the end of the file without an end marker")
+        raise MalformedBinary(f"symbol table claims more than {MAX_SYMBOLS:,} entries; limit {MAX_SYMBOLS:,}")
+
+    def hash_count(self, addr: int) -> int:
+        off, _ = self.map_addr(addr, "DT_HASH")
+        wide = self.is64 and self.e_machine == EM_S390  # 64-bit hash words on s390x
+        _nb, nchain = self.unpack(self.e + ("QQ" if wide else "II"), off, "hash table header (DT_HASH)")
+        return nchain
+
+    def count_by_layout(self, off: int, avail: int, entsize: int) -> int:
+        """Dynamic symbols up to the next table the dynamic section locates (no hash count).
+
+        Linkers place another dynamic table right after .dynsym (.dynstr with GNU ld,
+        .gnu.version with lld), so the distance to the nearest one is the table size.
+        """
+        tables = (DT_STRTAB, DT_VERSYM, DT_GNU_HASH, DT_HASH, DT_VERDEF, DT_VERNEED, 7, 17, 23)
+        bound = off + avail
+        for tag in tables:
+            if tag in self.tags:
+                try:
+                    other, _ = self.map_addr(self.tags[tag], "dynamic table")
+                except MalformedBinary:
+                    continue
+                if off < other < bound:
+                    bound = other
+        for _t, poff, _va, _fs, _ms in self.segments:
+            if _t == PT_DYNAMIC and off < poff < bound:
+                bound = poff
+        self.notes.append(
+            "no section headers and no hash table that counts every dynamic symbol; the count was "
+            "taken from the table layout (up to the next dynamic table)"
+        )
+        return (bound - off) // entsize
+
+    def dynsym_location(self) -> tuple[int, int, int, bytes] | None:
+        """(offset, count, entsize, string table) of the dynamic symbol table, or None."""
+        dynsym = [i for i, s in enumerate(self.sections) if s[1] == SHT_DYNSYM]
+        sec = self.sections[dynsym[0]] if dynsym else None
+        if DT_SYMTAB not in self.tags:
+            if sec is None:
+                return None
+            # no dynamic table to say where it is: take the section as it is
+            off, size = self.section_data_range(dynsym[0], ".dynsym")
+            entsize = sec[9] or self.sym_min
+            strs_off, strs_size = self.section_data_range(sec[6], ".dynsym string table")
+            return off, size // entsize, entsize, self.take(strs_off, strs_size, ".dynsym string table")
+        off, avail = self.map_addr(self.tags[DT_SYMTAB], "DT_SYMTAB")
+        entsize = self.tags.get(DT_SYMENT, self.sym_min)
+        if entsize < self.sym_min:
+            raise MalformedBinary(f"DT_SYMENT is {entsize}, smaller than the {self.sym_min}-byte symbol")
+        hashed = None
+        if DT_GNU_HASH in self.tags:
+            hashed = self.gnu_hash_count(self.tags[DT_GNU_HASH])
+        if hashed is None and DT_HASH in self.tags:
+            hashed = self.hash_count(self.tags[DT_HASH])
+        count = None
+        if sec is not None and sec[1] != SHT_NOBITS and sec[4] == off:
+            if sec[9] and sec[9] != entsize:
+                self.notes.append(
+                    f"section headers disagree with the dynamic table: .dynsym entries of {sec[9]} bytes, "
+                    f"DT_SYMENT {entsize} (DT_SYMENT was used)"
+                )
+            count = sec[5] // entsize
+            if sec[5] % entsize:
+                self.notes.append(f".dynsym size {sec[5]} is not a multiple of its {entsize}-byte entries")
+            if hashed is not None and hashed != count:
+                self.notes.append(
+                    f"the hash table counts {hashed} dynamic symbols, the .dynsym section {count}; "
+                    "the section was read"
+                )
+        elif sec is not None:
+            self.notes.append(
+                f"section headers disagree with the dynamic table: .dynsym at 0x{sec[4]:x}, DT_SYMTAB maps "
+                f"to 0x{off:x} (DT_SYMTAB was read)"
+            )
+        if count is None:
+            count = hashed if hashed is not None else self.count_by_layout(off, avail, entsize)
+        table = self.dynstr()
+        if table is None:
+            raise MalformedBinary("dynamic symbol table without a dynamic string table (DT_STRTAB)")
+        return off, count, entsize, table
+
+    def check_overlap(self, off: int, count: int, entsize: int) -> None:
+        """The dynamic symbol table must not run into another table the dynamic section locates
+        (a count from a damaged hash chain would, and would read other bytes as symbols)."""
+        end = off + count * entsize
+        for tag, name in ((DT_STRTAB, "dynamic string table (DT_STRTAB)"), (DT_VERSYM, "symbol version table (DT_VERSYM)"),
+                          (DT_GNU_HASH, "GNU hash table"), (DT_HASH, "hash table (DT_HASH)"),
+                          (DT_VERDEF, "version definitions (DT_VERDEF)"), (DT_VERNEED, "version requirements (DT_VERNEED)")):
+            if tag in self.tags:
+                try:
+                    other, _ = self.map_addr(self.tags[tag], name)
+                except MalformedBinary:
+                    continue
+                if off < other < end:
+                    raise MalformedBinary(
+                        f"dynamic symbol table at 0x{off:x} ({count} entries of {entsize} bytes) overlaps "
+                        f"the {name} at 0x{other:x}"
+                    )
+
+    def read_dynsym(self, version_index: dict[int, str | None]) -> tuple[list[Symbol], list[str]]:
+        loc = self.dynsym_location()
+        if loc is None:
+            return [], []
+        off, count, entsize, strtab = loc
+        fmt = self.sym_format(entsize, "dynamic symbol table")
+        self.check_count(count, entsize, off, "dynamic symbol table")
+        self.check_overlap(off, count, entsize)
+        raw = self.take(off, count * entsize, "dynamic symbol table")
+        versym = None
+        if DT_VERSYM in self.tags and count:
+            voff, _ = self.map_addr(self.tags[DT_VERSYM], "DT_VERSYM")
+            versym = struct.unpack(f"{self.e}{count}H", self.take(voff, 2 * count, f"symbol version table ({count} entries)"))
+        exports: list[Symbol] = []
+        imports: list[str] = []
+        seen_imports: set[str] = set()
+        is_text, text = _text(strtab)
+        nul = "\0" if is_text else b"\0"
+        find = text.find
+        ntab = len(strtab)
+        demangle = _symbols.demangle
+        make = _make_symbol
+        bindings = _EXPORT_BINDINGS
+        types = _TYPE_NAMES
+        skip_types = (STT_SECTION, STT_FILE)
+        hidden = (STV_HIDDEN, STV_INTERNAL)
+        for i, (st_name, info, other, shndx) in enumerate(struct.iter_unpack(fmt, raw)):
+            if st_name == 0 or i == 0:
+                continue
+            if st_name >= ntab or (end := find(nul, st_name)) < 0:
+                self.string(strtab, st_name, f"dynamic symbol {i}")  # raises with the reason
+            name = text[st_name:end] if is_text else text[st_name:end].decode("utf-8", "backslashreplace")
+            if "@" in name:
+                name = name.split("@", 1)[0]
+                if not name:
+                    continue
+            if shndx == SHN_UNDEF:
+                if name not in seen_imports:
+                    seen_imports.add(name)
+                    imports.append(name)
+                continue
+            binding = bindings.get(info >> 4)
+            if binding is None or (other & 3) in hidden:
+                continue
+            stype = info & 0xF
+            if stype in skip_types:
+                continue
+            version = None
+            if versym is not None:
+                vi = versym[i] & 0x7FFF
+                if vi >= 2:
+                    if vi not in version_index:
+                        raise MalformedBinary(
+                            f"dynamic symbol {i} ({name}) has version index {vi}, which no version "
+                            "definition or requirement declares"
+                        )
+                    version = version_index[vi]
+            exports.append(make(name, demangle(name) if name[:2] == "_Z" else name,
+                                binding, types.get(stype, "other"), version))
+        return exports, imports
+
+    def read_symtab(self) -> list[Symbol] | None:
+        symtabs = [i for i, s in enumerate(self.sections) if s[1] == SHT_SYMTAB]
+        if not symtabs:
+            return None
+        if len(symtabs) > 1:
+            self.notes.append(f"{len(symtabs)} .symtab sections; the first one was read")
+        sec = self.sections[symtabs[0]]
+        entsize = sec[9] or self.sym_min
+        fmt = self.sym_format(entsize, ".symtab")
+        count = sec[5] // entsize
+        if sec[5] % entsize:
+            self.notes.append(f".symtab size {sec[5]} is not a multiple of its {entsize}-byte entries")
+        self.check_count(count, entsize, sec[4], ".symtab")
+        str_off, str_size = self.section_data_range(sec[6], ".symtab string table")
+        strtab = self.take(str_off, str_size, ".symtab string table")
+        raw = self.take(sec[4], count * entsize, ".symtab")
+        is_text, text = _text(strtab)
+        nul = "\0" if is_text else b"\0"
+        find = text.find
+        ntab = len(strtab)
+        demangle = _symbols.demangle
+        make = _make_symbol
+        local_types = _LOCAL_TYPES
+        hidden = (STV_HIDDEN, STV_INTERNAL)
+        out: list[Symbol] = []
+        seen: set[tuple[str, str]] = set()
+        for i, (st_name, info, other, shndx) in enumerate(struct.iter_unpack(fmt, raw)):
+            if shndx == SHN_UNDEF or st_name == 0:
+                continue
+            stype = local_types.get(info & 0xF)
+            if stype is None or not (info >> 4 == STB_LOCAL or (other & 3) in hidden):
+                continue
+            if st_name >= ntab or (end := find(nul, st_name)) < 0:
+                self.string(strtab, st_name, f".symtab symbol {i}")  # raises with the reason
+            name = text[st_name:end] if is_text else text[st_name:end].decode("utf-8", "backslashreplace")
+            if "@" in name:
+                name = name.split("@", 1)[0]
+                if not name:
+                    continue
+            key = (name, stype)
+            if key in seen:  # e.g. two `static` helpers of one name in different objects
+                continue
+            seen.add(key)
+            out.append(make(name, demangle(name) if name[:2] == "_Z" else name, "local", stype, None))
+        return out
+
+    # ---- everything -----------------------------------------------------------------------
+    def read(self, needles: Sequence[bytes]) -> Slice:
+        self.read_header()
+        self.read_dynamic()
+        kind: Kind
+        if self.e_type == ET_REL:
+            kind = "object"
+        elif self.e_type == ET_EXEC or any(s[0] == PT_INTERP for s in self.segments):
+            kind = "executable"
+        else:
+            kind = "shared"
+        identity = None
+        deps: list[Dependency] = []
+        rpaths: list[Rpath] = []
+        for tag, val in self.dyn:
+            if tag == DT_NEEDED:
+                deps.append(Dependency(self.dyn_string(val, "DT_NEEDED"), "needed"))
+            elif tag == DT_RPATH or tag == DT_RUNPATH:
+                kind_ = "rpath" if tag == DT_RPATH else "runpath"
+                for entry in self.dyn_string(val, f"DT_{kind_.upper()}").split(":"):
+                    rpaths.append(Rpath(entry, kind_))  # empty entries kept: they are findings
+        if DT_SONAME in self.tags:
+            identity = self.dyn_string(self.tags[DT_SONAME], "DT_SONAME")
+        version_index, needs = self.read_versions() if self.dyn else ({}, [])
+        exports, imports = self.read_dynsym(version_index)
+        local_syms = self.read_symtab()
+        return Slice(
+            arch=_arch(self.e_machine, self.is64, self.little),
+            kind=kind,
+            identity=identity,
+            dependencies=deps,
+            rpaths=rpaths,
+            needs_versions=needs,
+            stripped=local_syms is None,
+            exports=exports,
+            imports=imports,
+            locals=local_syms or [],
+            strings=find_strings(self.data, needles),
+            offset=0,
+            size=self.size,
+            notes=self.notes,
+        )

@@ -1,0 +1,636 @@
+"""Mach-O reader: thin (32/64-bit, either endianness) and universal (``FAT_MAGIC``/``FAT_MAGIC_64``).
+
+Reads only what the facts need, straight from the buffer with :mod:`struct` (no subprocess, no
+third-party parser, no copy of the whole file): the header, the load commands, the symbol table
+and the dyld export trie. Everything is bounds-checked against the image (a fat slice is read
+within its own ``[offset, offset + size)``); anything that does not fit raises
+:class:`~wheelaudit.readers.MalformedBinary` with the reason.
+
+Reference: ``<mach-o/loader.h>``, ``<mach-o/nlist.h>``, ``<mach-o/fat.h>`` and dyld's
+``MachOLoaded::trieWalk`` / LLVM's ``MachOObjectFile`` for the export trie.
+"""
+
+from __future__ import annotations
+
+import struct
+from bisect import bisect_right
+from collections.abc import Sequence
+
+from ..facts import Dependency, Kind, Rpath, Slice, Symbol, SymbolType
+from ..symbols import demangle
+from . import Buffer, MalformedBinary, find_strings
+
+__all__ = ["parse", "arch_name"]
+
+# ---- <mach-o/fat.h> -------------------------------------------------------------------------
+FAT_MAGIC = 0xCAFEBABE
+FAT_MAGIC_64 = 0xCAFEBABF
+#: more slices than any real universal binary has (there are about 20 Mach-O architectures)
+MAX_FAT_ARCHS = 64
+AR_MAGIC = b"!<arch>\n"
+
+# ---- <mach-o/loader.h> ----------------------------------------------------------------------
+_THIN_MAGICS = {
+    b"\xfe\xed\xfa\xce": (">", False),  # MH_MAGIC, big-endian (ppc)
+    b"\xce\xfa\xed\xfe": ("<", False),  # MH_CIGAM as read on a little-endian host
+    b"\xfe\xed\xfa\xcf": (">", True),  # MH_MAGIC_64, big-endian (ppc64)
+    b"\xcf\xfa\xed\xfe": ("<", True),  # every modern macOS binary
+}
+_FAT_MAGIC_BYTES = (b"\xca\xfe\xba\xbe", b"\xca\xfe\xba\xbf")
+
+#: real images carry a few dozen load commands; ld64 pads to at most a few thousand
+MAX_NCMDS = 1 << 16
+
+MH_OBJECT, MH_EXECUTE, MH_DYLIB, MH_BUNDLE, MH_DYLIB_STUB = 0x1, 0x2, 0x6, 0x8, 0x9
+_KINDS: dict[int, Kind] = {
+    MH_OBJECT: "object",
+    MH_EXECUTE: "executable",
+    MH_DYLIB: "shared",
+    MH_DYLIB_STUB: "shared",
+    MH_BUNDLE: "bundle",
+}
+
+LC_REQ_DYLD = 0x80000000
+LC_SEGMENT = 0x1
+LC_SYMTAB = 0x2
+LC_DYSYMTAB = 0xB
+LC_LOAD_DYLIB = 0xC
+LC_ID_DYLIB = 0xD
+LC_SEGMENT_64 = 0x19
+LC_CODE_SIGNATURE = 0x1D
+LC_SEGMENT_SPLIT_INFO = 0x1E
+LC_LAZY_LOAD_DYLIB = 0x20
+LC_DYLD_INFO = 0x22
+LC_VERSION_MIN_MACOSX = 0x24
+LC_VERSION_MIN_IPHONEOS = 0x25
+LC_FUNCTION_STARTS = 0x26
+LC_DATA_IN_CODE = 0x29
+LC_DYLIB_CODE_SIGN_DRS = 0x2B
+LC_LINKER_OPTIMIZATION_HINT = 0x2E
+LC_VERSION_MIN_TVOS = 0x2F
+LC_VERSION_MIN_WATCHOS = 0x30
+LC_BUILD_VERSION = 0x32
+LC_ATOM_INFO = 0x36
+LC_LOAD_WEAK_DYLIB = 0x18 | LC_REQ_DYLD
+LC_RPATH = 0x1C | LC_REQ_DYLD
+LC_REEXPORT_DYLIB = 0x1F | LC_REQ_DYLD
+LC_DYLD_INFO_ONLY = 0x22 | LC_REQ_DYLD
+LC_LOAD_UPWARD_DYLIB = 0x23 | LC_REQ_DYLD
+LC_DYLD_EXPORTS_TRIE = 0x33 | LC_REQ_DYLD
+LC_DYLD_CHAINED_FIXUPS = 0x34 | LC_REQ_DYLD
+
+_LC_NAMES = {
+    LC_SEGMENT: "LC_SEGMENT",
+    LC_SYMTAB: "LC_SYMTAB",
+    LC_DYSYMTAB: "LC_DYSYMTAB",
+    LC_LOAD_DYLIB: "LC_LOAD_DYLIB",
+    LC_ID_DYLIB: "LC_ID_DYLIB",
+    LC_SEGMENT_64: "LC_SEGMENT_64",
+    LC_CODE_SIGNATURE: "LC_CODE_SIGNATURE",
+    LC_SEGMENT_SPLIT_INFO: "LC_SEGMENT_SPLIT_INFO",
+    LC_LAZY_LOAD_DYLIB: "LC_LAZY_LOAD_DYLIB",
+    LC_DYLD_INFO: "LC_DYLD_INFO",
+    LC_VERSION_MIN_MACOSX: "LC_VERSION_MIN_MACOSX",
+    LC_VERSION_MIN_IPHONEOS: "LC_VERSION_MIN_IPHONEOS",
+    LC_FUNCTION_STARTS: "LC_FUNCTION_STARTS",
+    LC_DATA_IN_CODE: "LC_DATA_IN_CODE",
+    LC_DYLIB_CODE_SIGN_DRS: "LC_DYLIB_CODE_SIGN_DRS",
+    LC_LINKER_OPTIMIZATION_HINT: "LC_LINKER_OPTIMIZATION_HINT",
+    LC_VERSION_MIN_TVOS: "LC_VERSION_MIN_TVOS",
+    LC_VERSION_MIN_WATCHOS: "LC_VERSION_MIN_WATCHOS",
+    LC_BUILD_VERSION: "LC_BUILD_VERSION",
+    LC_ATOM_INFO: "LC_ATOM_INFO",
+    LC_LOAD_WEAK_DYLIB: "LC_LOAD_WEAK_DYLIB",
+    LC_RPATH: "LC_RPATH",
+    LC_REEXPORT_DYLIB: "LC_REEXPORT_DYLIB",
+    LC_DYLD_INFO_ONLY: "LC_DYLD_INFO_ONLY",
+    LC_LOAD_UPWARD_DYLIB: "LC_LOAD_UPWARD_DYLIB",
+    LC_DYLD_EXPORTS_TRIE: "LC_DYLD_EXPORTS_TRIE",
+    LC_DYLD_CHAINED_FIXUPS: "LC_DYLD_CHAINED_FIXUPS",
+}
+
+_DEPENDENCY_KINDS = {
+    LC_LOAD_DYLIB: "load",
+    LC_LOAD_WEAK_DYLIB: "weak",
+    LC_REEXPORT_DYLIB: "reexport",
+    LC_LOAD_UPWARD_DYLIB: "upward",
+    LC_LAZY_LOAD_DYLIB: "lazy",
+}
+_VERSION_MIN = {
+    LC_VERSION_MIN_MACOSX: "macos",
+    LC_VERSION_MIN_IPHONEOS: "ios",
+    LC_VERSION_MIN_TVOS: "tvos",
+    LC_VERSION_MIN_WATCHOS: "watchos",
+}
+#: linkedit_data_command users: (dataoff, datasize) must lie inside the image
+_LINKEDIT_DATA = {
+    LC_CODE_SIGNATURE,
+    LC_SEGMENT_SPLIT_INFO,
+    LC_FUNCTION_STARTS,
+    LC_DATA_IN_CODE,
+    LC_DYLIB_CODE_SIGN_DRS,
+    LC_LINKER_OPTIMIZATION_HINT,
+    LC_DYLD_CHAINED_FIXUPS,
+    LC_ATOM_INFO,
+}
+_PLATFORMS = {1: "macos", 2: "ios", 3: "tvos", 4: "watchos", 5: "bridgeos", 6: "maccatalyst",
+              7: "ios-simulator", 8: "tvos-simulator", 9: "watchos-simulator", 10: "driverkit",
+              11: "visionos", 12: "visionos-simulator"}
+
+S_ATTR_PURE_INSTRUCTIONS = 0x80000000
+S_ATTR_SOME_INSTRUCTIONS = 0x00000400
+_CODE = S_ATTR_PURE_INSTRUCTIONS | S_ATTR_SOME_INSTRUCTIONS
+
+# ---- <mach-o/nlist.h> -----------------------------------------------------------------------
+N_STAB = 0xE0
+N_PEXT = 0x10
+N_TYPE = 0x0E
+N_EXT = 0x01
+N_UNDF, N_ABS, N_INDR, N_PBUD, N_SECT = 0x0, 0x2, 0xA, 0xC, 0xE
+N_WEAK_DEF = 0x0080
+
+# ---- export trie (<mach-o/loader.h>) --------------------------------------------------------
+EXPORT_SYMBOL_FLAGS_KIND_MASK = 0x03
+EXPORT_SYMBOL_FLAGS_KIND_THREAD_LOCAL = 0x01
+EXPORT_SYMBOL_FLAGS_KIND_ABSOLUTE = 0x02
+EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION = 0x04
+EXPORT_SYMBOL_FLAGS_REEXPORT = 0x08
+EXPORT_SYMBOL_FLAGS_STUB_AND_RESOLVER = 0x10
+#: deeper than any real trie (a level needs a branching point or a terminal on the path)
+MAX_TRIE_DEPTH = 4096
+#: longest symbol name accepted from the trie
+MAX_NAME = 1 << 20
+
+
+# ---- CPU types (<mach/machine.h>) -----------------------------------------------------------
+CPU_ARCH_ABI64 = 0x01000000
+CPU_ARCH_ABI64_32 = 0x02000000
+CPU_TYPE_X86 = 7
+CPU_TYPE_ARM = 12
+CPU_TYPE_POWERPC = 18
+CPU_TYPE_X86_64 = CPU_TYPE_X86 | CPU_ARCH_ABI64
+CPU_TYPE_ARM64 = CPU_TYPE_ARM | CPU_ARCH_ABI64
+CPU_TYPE_ARM64_32 = CPU_TYPE_ARM | CPU_ARCH_ABI64_32
+CPU_TYPE_POWERPC64 = CPU_TYPE_POWERPC | CPU_ARCH_ABI64
+CPU_SUBTYPE_MASK = 0xFF000000  # capability bits (e.g. arm64e's pointer-auth ABI version)
+_ARM_SUBTYPES = {5: "armv4t", 6: "armv6", 7: "armv5", 9: "armv7", 11: "armv7s", 12: "armv7k",
+                 14: "armv6m", 15: "armv7m", 16: "armv7em"}
+
+
+def arch_name(cputype: int, cpusubtype: int) -> str:
+    """The architecture name (as ``lipo`` spells the family) of a cputype/cpusubtype pair."""
+    cputype &= 0xFFFFFFFF
+    sub = cpusubtype & ~CPU_SUBTYPE_MASK & 0xFFFFFFFF
+    if cputype == CPU_TYPE_ARM64:
+        if sub == 2:
+            return "arm64e"
+        if sub in (0, 1):  # CPU_SUBTYPE_ARM64_ALL, _V8
+            return "arm64"
+    elif cputype == CPU_TYPE_X86_64:
+        return "x86_64h" if sub == 8 else "x86_64"
+    elif cputype == CPU_TYPE_X86:
+        return "i386"
+    elif cputype == CPU_TYPE_ARM64_32:
+        return "arm64_32"
+    elif cputype == CPU_TYPE_ARM:
+        if sub in _ARM_SUBTYPES:
+            return _ARM_SUBTYPES[sub]
+    elif cputype == CPU_TYPE_POWERPC:
+        return "ppc"
+    elif cputype == CPU_TYPE_POWERPC64:
+        return "ppc64"
+    return f"cpu_{cputype}_{sub}"
+
+
+def _version(v: int) -> str:
+    x, y, z = v >> 16, (v >> 8) & 0xFF, v & 0xFF
+    return f"{x}.{y}.{z}" if z else f"{x}.{y}"
+
+
+def _text(raw: bytes) -> str:
+    return raw.decode("utf-8", "backslashreplace")
+
+
+def _undecorate(raw: bytes) -> str:
+    """A Mach-O symbol name less its leading underscore (names without one stay as they are)."""
+    return _text(raw[1:] if raw[:1] == b"_" else raw)
+
+
+def _uleb(buf: bytes, pos: int, end: int, what: str) -> tuple[int, int]:
+    """Decode one ULEB128 from ``buf[pos:end]``; return (value, position after it)."""
+    result = 0
+    shift = 0
+    while True:
+        if pos >= end:
+            raise MalformedBinary(f"{what}: truncated ULEB128 at offset {pos}")
+        byte = buf[pos]
+        pos += 1
+        result |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            if result >> 64:
+                raise MalformedBinary(f"{what}: ULEB128 value does not fit in 64 bits")
+            return result, pos
+        shift += 7
+        if shift >= 70:
+            raise MalformedBinary(f"{what}: overlong ULEB128 (more than 10 bytes) at offset {pos - 10}")
+
+
+# ---- entry point ----------------------------------------------------------------------------
+def parse(data: Buffer, needles: Sequence[bytes] = ()) -> list[Slice]:
+    """Facts of each architecture of a Mach-O file, in file (fat header) order."""
+    size = len(data)
+    if size < 4:
+        raise MalformedBinary(f"truncated Mach-O file ({size} bytes)")
+    magic = bytes(data[:4])
+    if magic in _FAT_MAGIC_BYTES:
+        return _parse_fat(data, size, magic == _FAT_MAGIC_BYTES[1], needles)
+    return [_Image(data, 0, size, "").parse(needles)]
+
+
+def _parse_fat(data: Buffer, size: int, is64: bool, needles: Sequence[bytes]) -> list[Slice]:
+    kind = "fat64" if is64 else "fat"
+    if size < 8:
+        raise MalformedBinary(f"truncated {kind} header ({size} bytes, need 8)")
+    (nfat,) = struct.unpack_from(">I", data, 4)
+    if nfat == 0:
+        raise MalformedBinary(f"{kind} header lists no architectures")
+    if nfat > MAX_FAT_ARCHS:
+        raise MalformedBinary(f"{kind} header lists {nfat} architectures (more than {MAX_FAT_ARCHS})")
+    entsize = 32 if is64 else 20
+    fmt = ">iiQQII" if is64 else ">iiIII"
+    header_end = 8 + nfat * entsize
+    if header_end > size:
+        raise MalformedBinary(
+            f"{kind} header with {nfat} architectures needs {header_end} bytes, file has {size}")
+    entries = []
+    for i in range(nfat):
+        cputype, cpusubtype, offset, length = struct.unpack_from(fmt, data, 8 + i * entsize)[:4]
+        arch = arch_name(cputype, cpusubtype)
+        where = f"fat slice {i} ({arch})"
+        if length == 0:
+            raise MalformedBinary(f"{where} is empty (size 0)")
+        if offset < header_end:
+            raise MalformedBinary(
+                f"{where} at offset {offset} overlaps the fat header (which ends at {header_end})")
+        if offset + length > size:
+            raise MalformedBinary(
+                f"{where} [{offset}, {offset + length}) runs past the end of the file ({size} bytes)")
+        entries.append((offset, length, arch, where))
+    ordered = sorted(entries)
+    for (a_off, a_len, _, a_where), (b_off, _, _, b_where) in zip(ordered, ordered[1:]):
+        if a_off + a_len > b_off:
+            raise MalformedBinary(f"{a_where} [{a_off}, {a_off + a_len}) overlaps {b_where} (at {b_off})")
+    slices = []
+    seen: set[str] = set()
+    for offset, length, fat_arch, where in entries:
+        if bytes(data[offset : offset + 8]) == AR_MAGIC:
+            # a universal static library (lipo of .a files): not a loadable image
+            s = Slice(arch=fat_arch, kind="object", offset=offset, size=length,
+                      notes=["static archive (ar) slice: its members are not read"])
+            s.strings = find_strings(data, needles, offset, offset + length)
+        else:  # (a slice that is itself fat is refused there: "nested fat binary")
+            s = _Image(data, offset, length, where + ": ").parse(needles)
+            if s.arch != fat_arch:
+                s.notes.append(f"fat header says {fat_arch}, the slice's own header says {s.arch}")
+        if s.arch in seen:
+            s.notes.append(f"architecture {s.arch} appears in more than one slice")
+        seen.add(s.arch)
+        slices.append(s)
+    return slices
+
+
+class _Image:
+    """One Mach-O image: ``data[base : base + size]``; every offset inside is relative to ``base``."""
+
+    def __init__(self, data: Buffer, base: int, size: int, where: str) -> None:
+        self.data = data
+        self.base = base
+        self.size = size
+        self.where = where  # prefix of error messages ("fat slice 1 (x86_64): ")
+
+    def bad(self, reason: str) -> MalformedBinary:
+        return MalformedBinary(self.where + reason)
+
+    def check_range(self, off: int, length: int, what: str) -> None:
+        if length and off + length > self.size:
+            raise self.bad(
+                f"{what} [{off}, {off + length}) runs past the end of the image ({self.size} bytes)")
+
+    # ---- the header and load commands --------------------------------------------------------
+    def parse(self, needles: Sequence[bytes]) -> Slice:
+        data, base, size = self.data, self.base, self.size
+        if size < 4:
+            raise self.bad(f"truncated Mach-O header ({size} bytes)")
+        magic = bytes(data[base : base + 4])
+        if magic in _FAT_MAGIC_BYTES:
+            raise self.bad("nested fat binary")
+        if magic not in _THIN_MAGICS:
+            raise self.bad(f"not a Mach-O image (magic {magic.hex()})")
+        e, is64 = _THIN_MAGICS[magic]
+        self.e = e
+        self.is64 = is64
+        header_size = 32 if is64 else 28
+        if size < header_size:
+            raise self.bad(f"truncated Mach-O header ({size} bytes, need {header_size})")
+        cputype, cpusubtype, filetype, ncmds, sizeofcmds = struct.unpack_from(e + "IIIII", data, base + 4)
+        s = Slice(arch=arch_name(cputype, cpusubtype), kind=_KINDS.get(filetype, "shared"),
+                  offset=base, size=size)
+        if ncmds > MAX_NCMDS:
+            raise self.bad(f"header claims {ncmds} load commands (more than {MAX_NCMDS})")
+        if sizeofcmds > size - header_size:
+            raise self.bad(f"load commands (sizeofcmds {sizeofcmds}) run past the end of the image "
+                           f"({size - header_size} bytes after the header)")
+        if ncmds * 8 > sizeofcmds:
+            raise self.bad(f"{ncmds} load commands cannot fit in sizeofcmds {sizeofcmds}")
+
+        sections: list[tuple[int, int, int]] = []  # (addr, size, flags), in n_sect order
+        image_base: int | None = None
+        symtab = None
+        info_trie = None  # (offset, size) of the export trie from LC_DYLD_INFO[_ONLY]
+        exports_trie = None  # ... from LC_DYLD_EXPORTS_TRIE (chained-fixups images)
+        builds: list[tuple[int, int, int]] = []  # LC_BUILD_VERSION (platform, minos, sdk)
+        version_min: tuple[str, int, int] | None = None
+
+        off = base + header_size
+        lc_end = off + sizeofcmds
+        for i in range(ncmds):
+            if off + 8 > lc_end:
+                raise self.bad(f"load command {i} runs past sizeofcmds ({sizeofcmds})")
+            cmd, cmdsize = struct.unpack_from(e + "II", data, off)
+            name = _LC_NAMES.get(cmd, f"cmd 0x{cmd:x}")
+            what = f"load command {i} ({name})"
+            if cmdsize < 8:
+                raise self.bad(f"{what} has cmdsize {cmdsize} (less than 8)")
+            if cmdsize % 4:
+                raise self.bad(f"{what} has cmdsize {cmdsize}, not a multiple of 4")
+            if off + cmdsize > lc_end:
+                raise self.bad(f"{what} with cmdsize {cmdsize} runs past sizeofcmds ({sizeofcmds})")
+
+            if cmd == LC_SEGMENT_64 or cmd == LC_SEGMENT:
+                wide = cmd == LC_SEGMENT_64
+                head, sect, seg_fmt, sect_fmt = (72, 80, "16sQQQQiiII", "16s16sQQIIIIIIII") if wide \
+                    else (56, 68, "16sIIIIiiII", "16s16sIIIIIIIII")
+                self.need(cmdsize, head, what)
+                segname, vmaddr, _vmsize, fileoff, filesize, _mp, _ip, nsects, _fl = \
+                    struct.unpack_from(e + seg_fmt, data, off + 8)
+                if head + nsects * sect > cmdsize:
+                    raise self.bad(f"{what}: {nsects} sections do not fit in cmdsize {cmdsize}")
+                segment = _text(segname.rstrip(b"\0"))
+                self.check_range(fileoff, filesize, f"{what} segment {segment!r}")
+                if image_base is None and fileoff == 0 and filesize:
+                    image_base = vmaddr
+                for k in range(nsects):
+                    fields = struct.unpack_from(e + sect_fmt, data, off + head + k * sect)
+                    sections.append((fields[2], fields[3], fields[8]))
+            elif cmd in _DEPENDENCY_KINDS or cmd == LC_ID_DYLIB:
+                self.need(cmdsize, 24, what)
+                lib = self.lc_str(off, cmdsize, 24, what)
+                if cmd == LC_ID_DYLIB:
+                    if s.identity is None:
+                        s.identity = lib
+                    else:
+                        s.notes.append(f"more than one LC_ID_DYLIB; using {s.identity!r}")
+                else:
+                    s.dependencies.append(Dependency(lib, _DEPENDENCY_KINDS[cmd]))  # type: ignore[arg-type]
+            elif cmd == LC_RPATH:
+                self.need(cmdsize, 12, what)
+                s.rpaths.append(Rpath(self.lc_str(off, cmdsize, 12, what), "lc_rpath"))
+            elif cmd == LC_SYMTAB:
+                self.need(cmdsize, 24, what)
+                if symtab is not None:
+                    raise self.bad("more than one LC_SYMTAB")
+                symtab = struct.unpack_from(e + "IIII", data, off + 8)
+            elif cmd == LC_DYLD_INFO or cmd == LC_DYLD_INFO_ONLY:
+                self.need(cmdsize, 48, what)
+                info = struct.unpack_from(e + "10I", data, off + 8)
+                for part, (o, n) in zip(("rebase", "bind", "weak bind", "lazy bind", "export trie"),
+                                        zip(info[0::2], info[1::2])):
+                    self.check_range(o, n, f"{what} {part}")
+                if info_trie is None:
+                    info_trie = (info[8], info[9])
+            elif cmd == LC_DYLD_EXPORTS_TRIE:
+                self.need(cmdsize, 16, what)
+                o, n = struct.unpack_from(e + "II", data, off + 8)
+                self.check_range(o, n, f"{what} data")
+                if exports_trie is None:
+                    exports_trie = (o, n)
+            elif cmd in _LINKEDIT_DATA:
+                self.need(cmdsize, 16, what)
+                o, n = struct.unpack_from(e + "II", data, off + 8)
+                self.check_range(o, n, f"{what} data")
+            elif cmd == LC_BUILD_VERSION:
+                self.need(cmdsize, 24, what)
+                platform, minos, sdk, ntools = struct.unpack_from(e + "IIII", data, off + 8)
+                if 24 + ntools * 8 > cmdsize:
+                    raise self.bad(f"{what}: {ntools} tool entries do not fit in cmdsize {cmdsize}")
+                builds.append((platform, minos, sdk))
+            elif cmd in _VERSION_MIN:
+                self.need(cmdsize, 16, what)
+                if version_min is None:
+                    v, sdk = struct.unpack_from(e + "II", data, off + 8)
+                    version_min = (_VERSION_MIN[cmd], v, sdk)
+            off += cmdsize
+
+        # ---- deployment target -------------------------------------------------------------
+        platform_name = None
+        if builds:
+            platform, minos, sdk = next((b for b in builds if b[0] == 1), builds[0])
+            platform_name = _PLATFORMS.get(platform, f"platform {platform}")
+            s.min_os, s.sdk = _version(minos), (_version(sdk) if sdk else None)
+        elif version_min is not None:
+            platform_name, minos, sdk = version_min
+            s.min_os, s.sdk = _version(minos), (_version(sdk) if sdk else None)
+        if platform_name is not None and platform_name != "macos":
+            s.notes.append(f"deployment target is for {platform_name}, not macOS")
+
+        # ---- symbols -----------------------------------------------------------------------
+        self.sections = sections
+        self.image_base = image_base or 0
+        trie = exports_trie if exports_trie is not None else info_trie
+        fallback_exports = self.read_symtab(symtab, s, collect_exports=trie is None)
+        if trie is not None:
+            s.exports = self.read_trie(trie[0], trie[1], s.notes)
+        else:
+            s.exports = fallback_exports
+        s.stripped = not s.locals
+        s.strings = find_strings(data, needles, base, base + size)
+        return s
+
+    def need(self, cmdsize: int, minimum: int, what: str) -> None:
+        if cmdsize < minimum:
+            raise self.bad(f"{what} has cmdsize {cmdsize}, too small for its {minimum}-byte structure")
+
+    def lc_str(self, lc: int, cmdsize: int, fixed: int, what: str) -> str:
+        """An ``lc_str`` (offset at byte 8 of the command) inside the command, NUL-terminated."""
+        (str_off,) = struct.unpack_from(self.e + "I", self.data, lc + 8)
+        if str_off < fixed or str_off >= cmdsize:
+            raise self.bad(f"{what}: string offset {str_off} outside [{fixed}, {cmdsize})")
+        end = self.data.find(b"\0", lc + str_off, lc + cmdsize)
+        if end < 0:
+            raise self.bad(f"{what}: string is not NUL-terminated within the command")
+        return _text(bytes(self.data[lc + str_off : end]))
+
+    # ---- LC_SYMTAB -----------------------------------------------------------------------------
+    def symbol_type(self, n_type: int, n_sect: int, name: bytes) -> SymbolType:
+        if n_type & N_TYPE != N_SECT:
+            return "data"  # N_ABS: not in any section
+        if n_sect == 0 or n_sect > len(self.sections):
+            raise self.bad(f"symbol {_text(name)!r} refers to section {n_sect}; "
+                           f"the image has {len(self.sections)}")
+        return "func" if self.sections[n_sect - 1][2] & _CODE else "data"
+
+    def read_symtab(self, symtab: tuple[int, int, int, int] | None, s: Slice,
+                    collect_exports: bool) -> list[Symbol]:
+        """Fill ``s.imports`` and ``s.locals``; return the N_EXT definitions (the fallback exports)."""
+        if symtab is None:
+            return []
+        symoff, nsyms, stroff, strsize = symtab
+        entsize = 16 if self.is64 else 12
+        self.check_range(symoff, nsyms * entsize, "symbol table")
+        self.check_range(stroff, strsize, "string table")
+        data, base = self.data, self.base
+        table = bytes(data[base + symoff : base + symoff + nsyms * entsize])
+        fmt = self.e + ("IBBHQ" if entsize == 16 else "IBBHI")
+        str_start = base + stroff
+        str_end = str_start + strsize
+        find = data.find
+
+        def name_of(index: int, strx: int) -> bytes:
+            if strx == 0:
+                return b""
+            if strx >= strsize:
+                raise self.bad(f"symbol {index}: name offset {strx} is past the string table "
+                               f"({strsize} bytes)")
+            start = str_start + strx
+            end = find(b"\0", start, str_end)
+            if end < 0:
+                raise self.bad(f"symbol {index}: name at string table offset {strx} is not "
+                               f"NUL-terminated (string table without terminator)")
+            return bytes(data[start:end])
+
+        exports: list[Symbol] = []
+        imports: list[str] = []
+        seen_imports: set[str] = set()
+        local_syms: list[Symbol] = []
+        indirect = 0
+        for index, (strx, n_type, n_sect, n_desc, n_value) in enumerate(struct.iter_unpack(fmt, table)):
+            if n_type & N_STAB:
+                continue
+            t = n_type & N_TYPE
+            if t == N_UNDF or t == N_PBUD:
+                if not n_type & N_EXT:
+                    continue
+                if t == N_UNDF and n_value != 0:  # a common symbol: a (data) definition
+                    if collect_exports and not n_type & N_PEXT:
+                        name = _undecorate(name_of(index, strx))
+                        exports.append(Symbol(name, demangle(name), "global", "data"))
+                    continue
+                name = _undecorate(name_of(index, strx))
+                if name not in seen_imports:
+                    seen_imports.add(name)
+                    imports.append(name)
+            elif t == N_SECT or t == N_ABS:
+                raw = name_of(index, strx)
+                sym_type = self.symbol_type(n_type, n_sect, raw)
+                if n_type & N_EXT and not n_type & N_PEXT:
+                    if collect_exports:
+                        name = _undecorate(raw)
+                        binding = "weak" if n_desc & N_WEAK_DEF else "global"
+                        exports.append(Symbol(name, demangle(name), binding, sym_type))
+                else:
+                    name = _undecorate(raw)
+                    local_syms.append(Symbol(name, demangle(name), "local", sym_type))
+            elif t == N_INDR and n_type & N_EXT and not n_type & N_PEXT:
+                indirect += 1
+        if collect_exports and indirect:
+            s.notes.append(f"{indirect} indirect (N_INDR) symbol(s) not listed as exports")
+        s.imports = imports
+        s.locals = local_syms
+        return exports
+
+    # ---- the export trie -----------------------------------------------------------------------
+    def code_lookup(self):
+        """Return ``is_code(address)`` over the section table (addresses relative to the image)."""
+        spans = sorted((addr, addr + size, flags) for addr, size, flags in self.sections if size)
+        starts = [a for a, _, _ in spans]
+        image_base = self.image_base
+
+        def is_code(offset: int) -> bool:
+            address = image_base + offset
+            k = bisect_right(starts, address) - 1
+            return k >= 0 and address < spans[k][1] and bool(spans[k][2] & _CODE)
+
+        return is_code
+
+    def read_trie(self, trie_off: int, trie_size: int, notes: list[str]) -> list[Symbol]:
+        if trie_size == 0:
+            return []
+        self.check_range(trie_off, trie_size, "export trie")
+        trie = bytes(self.data[self.base + trie_off : self.base + trie_off + trie_size])
+        end = len(trie)
+        is_code = self.code_lookup()
+        what = self.where + "export trie"
+        exports: list[Symbol] = []
+        reexports = 0
+        visited: set[int] = set()
+        # name bytes a sane trie can expand to (a terminal costs at least ~6 trie bytes)
+        name_budget = 256 * end + (16 << 20)
+        path = bytearray()
+        # DFS frames: [position of the next child entry, children left, len(path) at this node]
+        stack: list[list[int]] = []
+        node = 0
+        while True:
+            if node >= end:
+                raise MalformedBinary(f"{what}: child node offset {node} is past the trie ({end} bytes)")
+            if node in visited:
+                raise MalformedBinary(f"{what}: node at offset {node} is reached twice (cyclic or shared node)")
+            visited.add(node)
+            terminal_size, pos = _uleb(trie, node, end, what)
+            children_at = pos + terminal_size
+            if children_at >= end:
+                raise MalformedBinary(f"{what}: node at offset {node}: terminal information "
+                                      f"({terminal_size} bytes) runs past the trie")
+            if terminal_size:
+                flags, pos = _uleb(trie, pos, children_at, what)
+                if flags & EXPORT_SYMBOL_FLAGS_REEXPORT:
+                    reexports += 1
+                else:
+                    address, pos = _uleb(trie, pos, children_at, what)
+                    if flags & EXPORT_SYMBOL_FLAGS_STUB_AND_RESOLVER:
+                        _, pos = _uleb(trie, pos, children_at, what)
+                    name_budget -= len(path)
+                    if name_budget < 0:
+                        raise MalformedBinary(f"{what}: names expand to more than the trie can hold "
+                                              f"(hostile prefix sharing)")
+                    name = _undecorate(bytes(path))
+                    kind = flags & EXPORT_SYMBOL_FLAGS_KIND_MASK
+                    sym_type: SymbolType = "func" if kind == 0 and is_code(address) else "data"
+                    binding = "weak" if flags & EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION else "global"
+                    exports.append(Symbol(name, demangle(name), binding, sym_type))
+            nchildren = trie[children_at]
+            if nchildren:
+                if len(stack) >= MAX_TRIE_DEPTH:
+                    raise MalformedBinary(f"{what}: deeper than {MAX_TRIE_DEPTH} levels")
+                stack.append([children_at + 1, nchildren, len(path)])
+            # the next node: the next child of the deepest node that has one left
+            while stack:
+                frame = stack[-1]
+                if frame[1] == 0:
+                    stack.pop()
+                    continue
+                label_at = frame[0]
+                label_end = trie.find(b"\0", label_at, end)
+                if label_end < 0:
+                    raise MalformedBinary(f"{what}: edge label at offset {label_at} is not NUL-terminated")
+                del path[frame[2]:]
+                path += trie[label_at:label_end]
+                if len(path) > MAX_NAME:
+                    raise MalformedBinary(f"{what}: symbol name longer than {MAX_NAME} bytes")
+                node, frame[0] = _uleb(trie, label_end + 1, end, what)
+                frame[1] -= 1
+                break
+            else:
+                break
+        if reexports:
+            notes.append(f"{reexports} re-exported symbol(s) (EXPORT_SYMBOL_FLAGS_REEXPORT) not listed")
+        return exports
