@@ -16,6 +16,7 @@ from .facts import Binary, Slice, Symbol
 from .findings import Finding, examples
 from .globs import Glob, SymbolPattern
 from .index import NameIndex, SymbolIndex
+from .linkage import check_linkage
 from .ruleset import BinaryRule, ComponentRule, FileRule, LibrariesRule, Ruleset, Waiver
 from .scan import Wheel
 
@@ -475,12 +476,7 @@ def evaluate(wheel: Wheel, ruleset: Ruleset | None, *, today: _dt.date | None = 
             findings += check_file(ctx, fr)
         for br in ruleset.binaries:
             findings += check_binary(ctx, br)
-    try:
-        from .linkage import check_linkage
-    except ImportError:  # pragma: no cover - the linkage stage is optional while it is built
-        check_linkage = None  # type: ignore[assignment]
-    if check_linkage is not None:
-        findings += check_linkage(wheel, ruleset.linkage if ruleset is not None else None)
+    findings += check_linkage(wheel, ruleset.linkage if ruleset is not None else None)
     if ruleset is not None:
         findings = apply_waivers(findings, ruleset.waivers, today)
     return findings

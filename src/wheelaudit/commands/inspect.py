@@ -15,6 +15,8 @@ def add_parser(sub) -> None:
     p.add_argument("wheel", metavar="WHEEL_OR_DIR")
     add_output_options(p, ["text", "json"])
     p.add_argument("--symbols", action="store_true", help="also list exported and imported symbols")
+    p.add_argument("--rules", "-r", metavar="FILE",
+                   help="rules whose [linkage] table (provided-by, allow-external) informs where dependencies resolve")
     add_jobs_option(p)
     p.set_defaults(run=run)
 
@@ -24,14 +26,12 @@ def run(args: argparse.Namespace) -> int:
     from ..render import text as text_render
     from ..scan import scan
 
+    from ..linkage import resolution_table
+    from .check import resolve_rules
+
+    ruleset = resolve_rules(args.rules)
     wheel = scan(Path(args.wheel), jobs=args.jobs)
-    resolutions = None
-    try:
-        from ..linkage import resolution_table
-    except ImportError:
-        resolution_table = None  # type: ignore[assignment]
-    if resolution_table is not None:
-        resolutions = resolution_table(wheel)
+    resolutions = resolution_table(wheel, ruleset.linkage if ruleset is not None else None)
     with output_stream(args.output) as out:
         if args.format == "json":
             json_render.render_inspect([wheel], out, symbols=args.symbols, resolutions=resolutions)

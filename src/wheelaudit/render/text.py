@@ -120,8 +120,7 @@ def render_inspect(wheels: list[Wheel], out: TextIO, color: bool = False, symbol
                 res = (resolutions or {}).get(b.path, {}).get(sl.arch, {})
                 for d in sl.dependencies:
                     kind = "" if d.kind in ("needed", "load") else f" ({d.kind})"
-                    where = res.get(d.name)
-                    shown = f"  → {where}" if where else ""
+                    shown = f"  → {res[d.name] or 'unresolved'}" if d.name in res else ""
                     out.write(f"{prefix}  dep {d.name}{kind}{shown}\n")
                 for r in sl.rpaths:
                     out.write(f"{prefix}  {r.kind} {r.path!r}\n")
