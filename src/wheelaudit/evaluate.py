@@ -232,7 +232,10 @@ def check_component(ctx: Context, comp: ComponentRule) -> list[Finding]:
     rid = f"component:{comp.name}"
     definers = component_definers(ctx, comp)
     required = ctx.required(comp.required)
-    owners = [b.path for b in ctx.wheel.libraries if comp.owner is not None and _glob_match(comp.owner, b.path)]
+    shipped = [b for b in ctx.wheel.libraries if comp.owner is not None and _glob_match(comp.owner, b.path)]
+    # an unreadable owner is WA001 already; it must not also read as "defines nothing"
+    owners = [b.path for b in shipped if b.ok]
+    unreadable = [b.path for b in shipped if not b.ok]
     owner_desc = comp.owner.pattern if comp.owner is not None else "(no owner given)"
     evidence_desc = "; ".join(e.describe() for e in definers.values())
 
@@ -250,6 +253,8 @@ def check_component(ctx: Context, comp: ComponentRule) -> list[Finding]:
                 f"{', '.join(owners)} ships but shows no evidence of component {comp.name}: none of its sentinels "
                 f"({_sentinels_desc(comp)}) is defined there{_strong_note(comp)} — renamed, inlined or hidden?",
                 subject=comp.name, paths=owners, symbols=[s.entry for s in comp.symbols][:EXAMPLES], rule=rid))
+        elif unreadable:
+            pass  # WA001 says the owner could not be read; nothing can be concluded about it
         elif required:
             out.append(Finding(
                 "WA202",
