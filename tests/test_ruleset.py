@@ -663,3 +663,11 @@ def test_shipped_rulesets_load(path: Path) -> None:
     rs = load_rules(path)
     assert rs.version == 1 and rs.name
     assert all(c.symbols or c.strings for c in rs.components)
+
+
+def test_crlf_line_endings() -> None:
+    text = FULL.replace("strong-only = true", "strong_only = true").replace("\n", "\r\n")
+    err = _error(text)
+    assert err.line == line_of(text, "strong_only") and err.key == "component[2].strong_only"
+    rs = parse_rules(FULL.replace("\n", "\r\n"))
+    assert [c.line for c in rs.components] == [c.line for c in parse_rules(FULL).components]

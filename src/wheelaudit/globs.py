@@ -252,7 +252,10 @@ class Glob:
             raise parser.error(
                 f"braces expand to more than {MAX_ALTERNATIVES} alternatives"
             )
-        alternatives = list(dict.fromkeys(_expand(tree)))  # de-duplicated, order kept
+        if any(isinstance(item, _Alt) for item in tree):
+            alternatives = list(dict.fromkeys(_expand(tree)))  # de-duplicated, order kept
+        else:
+            alternatives = [tuple(tree)]
 
         # The longest literal text every match starts with, for callers' pre-filtering.
         heads = []
@@ -275,9 +278,10 @@ class Glob:
             self._literals: frozenset[str] | None = frozenset(
                 "".join(t[1] for t in alt) for alt in alternatives
             )
+            self._compile([])  # never used: literal globs match by set membership
         else:
             self._literals = None
-        self._compile(alternatives)
+            self._compile(alternatives)
 
     # -- automaton ----------------------------------------------------------------------------
 

@@ -34,6 +34,7 @@ else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
 from .conditions import CONDITION_KEYS, KNOWN_OS, Condition, WheelTraits
+from .findings import CODES
 from .globs import Glob, GlobError, SymbolPattern
 
 __all__ = [
@@ -58,16 +59,9 @@ __all__ = [
 #: The largest rules file (or pyproject.toml) wheelaudit reads, in bytes.
 MAX_RULES_SIZE = 5 * 1024 * 1024
 
-#: Finding codes of SPEC section 4. Waivers, ``select`` and ``ignore`` must name one of these
-#: or a prefix of one.
-FINDING_CODES: tuple[str, ...] = (
-    "WA001", "WA002", "WA003", "WA004",
-    "WA101", "WA102",
-    "WA201", "WA202", "WA203", "WA204", "WA205", "WA206",
-    "WA301", "WA302", "WA303",
-    "WA401", "WA402", "WA403",
-    "WA501", "WA502", "WA503", "WA504", "WA505",
-)  # fmt: skip
+#: Finding codes of SPEC section 4 (from :mod:`wheelaudit.findings`, the one list of them).
+#: Waivers, ``select`` and ``ignore`` must name one of these or a prefix of one.
+FINDING_CODES: tuple[str, ...] = tuple(sorted(CODES))
 
 _CODE_RE = re.compile(r"WA[0-9]{0,3}")
 
@@ -306,7 +300,17 @@ _DOTTED = rf"{_KEY_PART}(?:[ \t]*\.[ \t]*{_KEY_PART})*"
 _KEY_RE = re.compile(rf"[ \t]*({_DOTTED})[ \t]*=")
 _HEADER_RE = re.compile(rf"[ \t]*(\[\[?)[ \t]*({_DOTTED})[ \t]*(\]\]?)[ \t]*(?:#.*)?$")
 _PART_RE = re.compile(_KEY_PART)
-_SPECIAL_RE = re.compile(r"[\n#\"'\[\]{}]")
+# What matters for finding lines: newlines, comments, strings (multi-line ones first) and brackets.
+# Every alternative starts with a distinct character or literal, so matching is linear.
+_TOKEN_RE = re.compile(
+    r"\n"
+    r"|#[^\n]*"
+    r'|"""(?:[^"\\]|\\[\s\S]|""?(?!"))*"""(?:""?)?'
+    r"|'''[\s\S]*?'''(?:''?)?"
+    r'|"(?:[^"\\\n]|\\.)*"?'
+    r"|'[^'\n]*'?"
+    r"|[\[\]{}]"
+)
 
 PathPart = Union[str, int]  # a key, or a 0-based index into an array of tables
 KeyPath = tuple[PathPart, ...]
@@ -326,12 +330,16 @@ class _Locator:
     """Finds the line of a table or key path in TOML text."""
 
     def __init__(self, text: str) -> None:
-        self.lines = text.splitlines()
+        self.lines = [ln[:-1] if ln.endswith("\r") else ln for ln in text.split("\n")]
         structural = self._structural_lines(text)
-        # blocks: (first line, resolved path, is array element); block 0 is the root table
+        # blocks: (header line, resolved path); block 0 is the root table. A resolved path holds
+        # 0-based indices after arrays of tables: [component.when] after the second
+        # [[component]] is ("component", 1, "when").
         self.blocks: list[tuple[int, KeyPath]] = [(1, ())]
         self.block_keys: list[list[tuple[int, tuple[str, ...]]]] = [[]]
         counts: dict[tuple[str, ...], int] = {}
+        self.block_of: dict[KeyPath, int] = {(): 0}  # resolved table path -> block
+        self.first_under: dict[KeyPath, int] = {}  # path -> first header line at or under it
         for lineno in structural:
             line = self.lines[lineno - 1]
             m = _HEADER_RE.match(line)
@@ -348,7 +356,11 @@ class _Locator:
                         resolved.append(counts[prefix] - 1)
                     elif prefix in counts:
                         resolved.append(counts[prefix] - 1)
-                self.blocks.append((lineno, tuple(resolved)))
+                bpath = tuple(resolved)
+                self.block_of.setdefault(bpath, len(self.blocks))
+                for k in range(1, len(bpath) + 1):
+                    self.first_under.setdefault(bpath[:k], lineno)
+                self.blocks.append((lineno, bpath))
                 self.block_keys.append([])
                 continue
             k = _KEY_RE.match(line)
@@ -359,70 +371,49 @@ class _Locator:
     def _structural_lines(text: str) -> list[int]:
         """Line numbers (1-based) that start outside any string and any bracket."""
         out: list[int] = []
-        i, n = 0, len(text)
+        n = len(text)
         line = 1
         depth = 0
-        at_line_start = True
-        while i < n:
-            if at_line_start:
-                at_line_start = False
-                if depth == 0:
+        pos = 0
+        line_start = True
+        search = _TOKEN_RE.search
+        while True:
+            if line_start:
+                line_start = False
+                if depth == 0 and pos < n:
                     out.append(line)
-                    # a header line's brackets are not value brackets
-                    end = text.find("\n", i)
-                    end = n if end < 0 else end
-                    m = _HEADER_RE.match(text, i, end)
-                    if m:
-                        i = end
-                        continue
-            c = text[i]
+                    eol = text.find("\n", pos)
+                    eol = n if eol < 0 else eol
+                    if eol > pos and text[eol - 1] == "\r":
+                        eol -= 1
+                    if _HEADER_RE.match(text, pos, eol):
+                        pos = eol  # a header's brackets are not value brackets
+            m = search(text, pos)
+            if m is None:
+                break
+            tok = m.group(0)
+            pos = m.end()
+            c = tok[0]
             if c == "\n":
                 line += 1
-                at_line_start = True
-                i += 1
-            elif c == "#":
-                end = text.find("\n", i)
-                i = n if end < 0 else end
-            elif text.startswith('"""', i) or text.startswith("'''", i):
-                q = text[i : i + 3]
-                j = i + 3
-                while j < n:
-                    if q == '"""' and text[j] == "\\":
-                        j += 2
-                        continue
-                    if text.startswith(q, j):
-                        j += 3
-                        while j < n and text[j] == q[0]:  # up to two quotes end the string
-                            j += 1
-                        break
-                    j += 1
-                line += text.count("\n", i, min(j, n))
-                i = j
-            elif c == '"' or c == "'":
-                j = i + 1
-                while j < n and text[j] != c and text[j] != "\n":
-                    if c == '"' and text[j] == "\\":
-                        j += 1
-                    j += 1
-                i = j + 1 if j < n and text[j] == c else j
+                line_start = True
             elif c in "[{":
                 depth += 1
-                i += 1
             elif c in "]}":
                 depth = max(0, depth - 1)
-                i += 1
-            else:
-                m = _SPECIAL_RE.search(text, i)
-                i = m.start() if m else n
+            elif c in "\"'":
+                line += tok.count("\n")  # multi-line strings
+            # comments need nothing
         return out
 
     def locate(self, path: KeyPath) -> int | None:
         """The line of ``path``: its header, its ``key =`` line, or the nearest enclosing one."""
-        best_block = 0
-        best_len = -1
-        for b, (_, bpath) in enumerate(self.blocks):
-            if len(bpath) > best_len and tuple(path[: len(bpath)]) == bpath:
-                best_block, best_len = b, len(bpath)
+        path = tuple(path)
+        best_block = best_len = 0
+        for j in range(len(path), -1, -1):
+            if path[:j] in self.block_of:
+                best_block, best_len = self.block_of[path[:j]], j
+                break
         line, _ = self.blocks[best_block]
         rest = list(path[best_len:])
         if not rest:
@@ -441,9 +432,9 @@ class _Locator:
                 found, used = kline, m
         if found is None:
             # a key given only as headers ([[components]], [libraries.when])
-            for bline, bpath in self.blocks[1:]:
-                if bpath[: len(path)] == tuple(path):
-                    return bline
+            under = self.first_under.get(path)
+            if under is not None:
+                return under
             return line if best_block else None
         # deeper keys inside an inline table: search forward, within this block
         end = (

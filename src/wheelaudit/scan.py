@@ -105,7 +105,7 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), jobs: i
         name=info.name,
         version=info.version,
         tags=tags,
-        traits=traits_from_tags(info.tags, info.version),
+        traits=traits_from_tags(info.tags, info.version, name=info.name),
         files=files,
         libraries=sorted(libraries, key=lambda b: b.path),
         requires_dist=info.requires_dist,
