@@ -4,22 +4,69 @@
 >>> wheel = wheelaudit.scan("dist/executorch-1.5.1-cp311-cp311-macosx_14_0_arm64.whl")   # doctest: +SKIP
 >>> report = wheelaudit.audit(wheel.path, "rules/executorch.toml")                       # doctest: +SKIP
 >>> report.ok, [f.code for f in report.findings]                                         # doctest: +SKIP
+
+The names below are imported on first use (PEP 562), so that ``import wheelaudit`` — and the
+pytest plugin, which pytest imports in every session — cost next to nothing until used.
 """
 
 from __future__ import annotations
 
+import importlib
+import sys
+import types
+from typing import TYPE_CHECKING, Any
+
 __version__ = "0.1.0"
 
-from .api import audit, audit_wheels, load_rules, scan  # noqa: E402
-from .facts import Binary, Dependency, Rpath, Slice, Symbol  # noqa: E402
-from .findings import CODES, Finding  # noqa: E402
-from .report import Report, WheelReport  # noqa: E402
-from .ruleset import Ruleset, RulesError  # noqa: E402
-from .scan import Wheel  # noqa: E402
-from .wheelfile import NotAWheel  # noqa: E402
+#: public name -> the submodule that defines it
+_EXPORTS = {
+    "scan": "api", "load_rules": "api", "audit": "api", "audit_wheels": "api",
+    "Binary": "facts", "Slice": "facts", "Symbol": "facts", "Dependency": "facts", "Rpath": "facts",
+    "Finding": "findings", "CODES": "findings",
+    "Report": "report", "WheelReport": "report",
+    "Ruleset": "ruleset", "RulesError": "ruleset",
+    "Wheel": "scan",
+    "NotAWheel": "wheelfile",
+}
 
-__all__ = [
-    "__version__", "scan", "load_rules", "audit", "audit_wheels",
-    "Wheel", "Binary", "Slice", "Symbol", "Dependency", "Rpath",
-    "Finding", "CODES", "Report", "WheelReport", "Ruleset", "RulesError", "NotAWheel",
-]
+__all__ = ["__version__", *_EXPORTS]
+
+if TYPE_CHECKING:  # for type checkers and IDEs: the eager imports
+    from .api import audit, audit_wheels, load_rules, scan
+    from .facts import Binary, Dependency, Rpath, Slice, Symbol
+    from .findings import CODES, Finding
+    from .report import Report, WheelReport
+    from .ruleset import Ruleset, RulesError
+    from .scan import Wheel
+    from .wheelfile import NotAWheel
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    if name != "scan":
+        globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))
+
+
+class _Package(types.ModuleType):
+    # ``wheelaudit.scan`` is the function, although a submodule has the same name: importing
+    # the submodule sets the package's attribute to the module, which this property ignores.
+    @property
+    def scan(self):  # type: ignore[override]
+        from .api import scan
+
+        return scan
+
+    @scan.setter
+    def scan(self, value: Any) -> None:
+        pass
+
+
+sys.modules[__name__].__class__ = _Package

@@ -6,14 +6,15 @@ from __future__ import annotations
 import datetime as _dt
 import os
 from collections.abc import Iterable, Sequence
-from pathlib import Path
+from typing import Literal, Union
 
 from .evaluate import evaluate
 from .report import Report
 from .ruleset import Ruleset, load_rules
 from .scan import Wheel, scan
 
-PathLike = str | os.PathLike[str]
+PathLike = Union[str, "os.PathLike[str]"]
+FailOn = Literal["error", "warning"]
 
 __all__ = ["scan", "load_rules", "audit", "audit_wheels"]
 
@@ -26,7 +27,7 @@ def _as_ruleset(rules: Ruleset | PathLike | None) -> Ruleset | None:
 
 def audit(path: PathLike | Sequence[PathLike], rules: Ruleset | PathLike | None = None, *,
           select: Iterable[str] | None = None, ignore: Iterable[str] | None = None,
-          fail_on: str | None = None, jobs: int | None = None, today: _dt.date | None = None) -> Report:
+          fail_on: FailOn | None = None, jobs: int | None = None, today: _dt.date | None = None) -> Report:
     """Scan one wheel (or several) and evaluate ``rules`` over it.
 
     ``rules`` is a :class:`Ruleset`, a path to a rules file, or None (built-in checks only:
@@ -42,7 +43,7 @@ def audit(path: PathLike | Sequence[PathLike], rules: Ruleset | PathLike | None 
 
 
 def audit_wheels(wheels: Sequence[Wheel], ruleset: Ruleset | None, *, select: Iterable[str] | None = None,
-                 ignore: Iterable[str] | None = None, fail_on: str | None = None,
+                 ignore: Iterable[str] | None = None, fail_on: FailOn | None = None,
                  today: _dt.date | None = None) -> Report:
     """Evaluate ``ruleset`` over already scanned wheels (scan once, audit many times)."""
     sel = list(select) if select is not None else (list(ruleset.select) if ruleset is not None and ruleset.select else None)
@@ -53,6 +54,3 @@ def audit_wheels(wheels: Sequence[Wheel], ruleset: Ruleset | None, *, select: It
                         rules_name=ruleset.name if ruleset is not None else None,
                         select=sel, ignore=ign, fail_on=gate)
 
-
-def scan_path(path: PathLike) -> Wheel:
-    return scan(Path(path))

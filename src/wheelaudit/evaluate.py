@@ -7,6 +7,7 @@ applies waivers.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -469,9 +470,8 @@ Check = Callable[[Context], list[Finding]]
 def evaluate(wheel: Wheel, ruleset: Ruleset | None, *, today: _dt.date | None = None) -> list[Finding]:
     """All findings for ``wheel``: the scan's own (WA001/WA002), the rules', linkage; waivers applied."""
     ctx = Context(wheel, ruleset)
-    findings: list[Finding] = list(wheel.findings)
-    for f in findings:
-        f.rule = f.rule or "integrity"
+    # copies: waivers mark findings, and the scanned wheel may be audited again with other rules
+    findings: list[Finding] = [dataclasses.replace(f, rule=f.rule or "integrity", waived_by=None) for f in wheel.findings]
     if ruleset is not None:
         if ruleset.libraries is not None:
             findings += check_libraries(ctx, ruleset.libraries)

@@ -34,6 +34,7 @@ class Symbol:
 
     @property
     def weak(self) -> bool:
+        """A weak definition (ELF STB_WEAK, Mach-O weak definition): replaceable at load time."""
         return self.binding == "weak"
 
 
@@ -81,10 +82,12 @@ class Slice:
 
     @property
     def exports_count(self) -> int:
+        """Number of exported definitions."""
         return len(self.exports)
 
     @property
     def imports_count(self) -> int:
+        """Number of undefined references."""
         return len(self.imports)
 
 
@@ -101,22 +104,27 @@ class Binary:
 
     @property
     def name(self) -> str:
+        """File name (the last path component)."""
         return self.path.rsplit("/", 1)[-1]
 
     @property
     def directory(self) -> str:
+        """Directory inside the wheel ('' at the root)."""
         return self.path.rsplit("/", 1)[0] if "/" in self.path else ""
 
     @property
     def archs(self) -> list[str]:
+        """Architectures, one per slice."""
         return [s.arch for s in self.slices]
 
     @property
     def universal(self) -> bool:
+        """True for a universal (fat) binary with several slices."""
         return len(self.slices) > 1
 
     @property
     def ok(self) -> bool:
+        """False when the binary could not be parsed (see ``error``)."""
         return self.error is None
 
     # Conveniences for assertions in tests (``wheel.library(p).rpaths == ["@loader_path"]``):

@@ -14,6 +14,8 @@ SCHEMA_VERSION = 1
 
 @dataclass
 class WheelReport:
+    """The findings of one wheel (or of one ``--together`` set)."""
+
     wheel: Wheel
     findings: list[Finding]  # selected findings, waived ones included (marked)
 
@@ -58,6 +60,7 @@ class Report:
 
     @property
     def failing(self) -> list[Finding]:
+        """The findings that fail the run: not waived, at or above ``fail_on``."""
         threshold = SEVERITY_RANK[self.fail_on]
         return [f for f in self.findings if SEVERITY_RANK[f.severity] >= threshold]
 
@@ -68,9 +71,11 @@ class Report:
 
     @property
     def exit_code(self) -> int:
+        """0 when the report passes, 1 when it fails (the CLI's exit code)."""
         return 0 if self.ok else 1
 
     def summary(self) -> dict[str, int]:
+        """Counts of active errors and warnings, and of waived findings."""
         all_f = [f for wr in self.wheels for f in wr.findings]
         return {
             "errors": sum(1 for f in all_f if not f.waived and f.severity == "error"),

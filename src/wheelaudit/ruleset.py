@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import difflib
+import os
 import re
 import sys
 from collections.abc import Iterable, Mapping, Sequence
@@ -1108,7 +1109,7 @@ def parse_rules(
     return ruleset_from_dict(data, source, text, path=path)
 
 
-def load_rules(path: str | Path) -> Ruleset:
+def load_rules(path: "str | os.PathLike[str]") -> Ruleset:
     """Load and validate a rules file (SPEC section 3). Every problem is a :class:`RulesError`."""
     text, data = read_toml_file(path)
     return ruleset_from_dict(data, str(path), text, path=path)

@@ -33,6 +33,9 @@ class Wheel:
     requires_dist: list[str] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)  # WA001 / WA002 found while scanning
     strings: tuple[bytes, ...] = ()  # the byte strings searched for
+    #: wheels audited together (wheelaudit.together): path inside the tree -> the wheel file it
+    #: came from; empty for a single wheel
+    origins: dict[str, str] = field(default_factory=dict)
 
     def library(self, path: str) -> Binary:
         """The binary at ``path`` inside the wheel (exact path, or a unique file name)."""
@@ -67,6 +70,7 @@ class Wheel:
 
     @property
     def platform_tags(self) -> list[str]:
+        """The platform parts of the wheel's tags (``macosx_14_0_arm64``)."""
         return sorted({t.split("-")[-1] for t in self.tags})
 
 

@@ -6,6 +6,7 @@ import os
 import sys
 from typing import TextIO
 
+from ..findings import Finding
 from ..report import Report
 from ..scan import Wheel
 
@@ -52,6 +53,21 @@ def cut(items: list[str], limit: int = 5) -> str:
     return ", ".join(items[:limit]) + f", … (+{len(items) - limit} more)"
 
 
+def render_findings(wheel_name: str, findings: list[Finding], out: TextIO, color: bool = False) -> None:
+    """The text block of each finding: ``wheel: CODE severity [subject]``, message, paths."""
+    for f in findings:
+        sev = paint(f.severity, f.severity, color)
+        head = f"{wheel_name}: {paint(f.code, 'bold', color)} {sev}"
+        if f.subject:
+            head += f" [{f.subject}]"
+        out.write(head + "\n")
+        out.write(f"    {f.message}\n")
+        for p in f.paths[:8]:
+            out.write(f"    at {p}\n")
+        if len(f.paths) > 8:
+            out.write(f"    … (+{len(f.paths) - 8} more paths)\n")
+
+
 def render_report(report: Report, out: TextIO, color: bool = False) -> None:
     for wr in report.wheels:
         name = wr.wheel.path.name
@@ -59,17 +75,7 @@ def render_report(report: Report, out: TextIO, color: bool = False) -> None:
         if not active:
             out.write(f"{name}: {paint('OK', 'ok', color)}\n")
             continue
-        for f in active:
-            sev = paint(f.severity, f.severity, color)
-            head = f"{name}: {paint(f.code, 'bold', color)} {sev}"
-            if f.subject:
-                head += f" [{f.subject}]"
-            out.write(head + "\n")
-            out.write(f"    {f.message}\n")
-            for p in f.paths[:8]:
-                out.write(f"    at {p}\n")
-            if len(f.paths) > 8:
-                out.write(f"    … (+{len(f.paths) - 8} more paths)\n")
+        render_findings(name, active, out, color)
     s = report.summary()
     n = len(report.wheels)
     parts = [f"{s['errors']} error{'s' if s['errors'] != 1 else ''}",
