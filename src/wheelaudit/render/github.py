@@ -1,0 +1,59 @@
+"""``--format github``: GitHub Actions workflow commands, one annotation per finding.
+
+``::error file=<path in wheel>,title=<code> <subject>::<message>`` (``::warning`` for warnings),
+escaped the way the Actions toolkit escapes them: in the message ``%`` → ``%25``, CR → ``%0D``,
+LF → ``%0A``; in properties also ``:`` → ``%3A`` and ``,`` → ``%2C``. Waived findings are not
+annotated (they are accepted); the closing summary line counts them. The ``file`` property is
+the path inside the wheel: GitHub links it when the repository has a file there and shows the
+annotation on the run either way.
+"""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from ..findings import Finding
+from ..report import Report
+
+
+def escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def command(f: Finding, wheel_name: str) -> str:
+    level = "error" if f.severity == "error" else "warning"
+    props = []
+    if f.paths:
+        props.append(f"file={escape_property(f.paths[0])}")
+    title = f"{f.code} {f.subject}".strip() if f.subject else f.code
+    props.append(f"title={escape_property(title)}")
+    message = f"{wheel_name}: {f.message}"
+    if len(f.paths) > 1:
+        message += "\n" + "\n".join(f"at {p}" for p in f.paths[:20])
+        if len(f.paths) > 20:
+            message += f"\n… (+{len(f.paths) - 20} more paths)"
+    return f"::{level} {','.join(props)}::{escape_data(message)}"
+
+
+def summary_line(report: Report) -> str:
+    s = report.summary()
+    n = len(report.wheels)
+    parts = [f"{s['errors']} error{'s' if s['errors'] != 1 else ''}",
+             f"{s['warnings']} warning{'s' if s['warnings'] != 1 else ''}"]
+    if s["waived"]:
+        parts.append(f"{s['waived']} waived")
+    rules = f"rules: {report.rules_path}" if report.rules_path else "built-in checks only (no rules file)"
+    verdict = "passed" if report.ok else "failed"
+    return (f"wheelaudit {verdict}: {', '.join(parts)} in {n} wheel{'s' if n != 1 else ''} "
+            f"({rules}; fail-on {report.fail_on})")
+
+
+def render_report(report: Report, out: TextIO, color: bool = False) -> None:
+    for wr in report.wheels:
+        for f in wr.active:
+            out.write(command(f, wr.wheel.path.name) + "\n")
+    out.write(summary_line(report) + "\n")

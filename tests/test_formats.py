@@ -1,0 +1,277 @@
+"""CI formats of ``check``: SARIF 2.1.0 (validated against the vendored OASIS schema), GitHub
+workflow commands, JUnit XML."""
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import jsonschema
+import pytest
+
+from wheelaudit.cli import main
+from wheelaudit.findings import CODES, Finding
+from wheelaudit.render import formats
+from wheelaudit.render.github import escape_data, escape_property
+from wheelaudit.report import Report
+from wheelaudit.scan import scan
+
+DATA = Path(__file__).resolve().parent / "data"
+SCHEMA = DATA / "sarif-schema-2.1.0.json"
+
+# A small ruleset: the planted duplicate of macos_dup_delegate breaks exactly backend_mlx.
+RULES = """
+version = 1
+name = "formats-test"
+
+[libraries]
+scope = ["executorch/lib/*"]
+expected = ["executorch/lib/libexecutorch{,_threadpool,_etdump,_kernels_optimized,_kernels_quantized}.{so,dylib}",
+            "executorch/lib/libexecutorch_backend_{xnnpack,mlx}.{so,dylib}"]
+identity = "filename"
+
+[[component]]
+name = "backend_registry"
+symbols = ["executorch::runtime::register_backend"]
+strong-only = true
+owner = "executorch/lib/libexecutorch.*"
+
+[[component]]
+name = "backend_mlx"
+symbols = ["executorch::backends::mlx::MLXBackend::init"]
+strong-only = true
+owner = "executorch/lib/libexecutorch_backend_mlx.*"
+required = false
+
+[[component]]
+name = "linux_only"
+symbols = ["pthreadpool_create"]
+owner = "executorch/lib/libexecutorch_threadpool.*"
+when = { os = "linux" }
+
+[[binary]]
+name = "python_extension"
+path = "executorch/extension/pybindings/_C.*"
+count = 1
+must-import = ["executorch::runtime::get_num_registered_backends"]
+
+[linkage]
+provided-by = { torch = ["libtorch*", "libc10*"] }
+"""
+
+WAIVED = RULES + """
+[[waive]]
+code = "WA201"
+target = "backend_mlx"
+reason = "second copy kept for the 1.5 series, see issue 123"
+"""
+
+
+@pytest.fixture
+def rules(tmp_path: Path) -> Path:
+    p = tmp_path / "rules.toml"
+    p.write_text(RULES)
+    return p
+
+
+@pytest.fixture
+def waived_rules(tmp_path: Path) -> Path:
+    p = tmp_path / "waived.toml"
+    p.write_text(WAIVED)
+    return p
+
+
+def _run(capsys, *argv) -> tuple[int, str]:
+    code = main([str(a) for a in argv])
+    out = capsys.readouterr().out
+    return code, out
+
+
+def test_formats_registered():
+    assert {"text", "json", "sarif", "github", "junit"} <= set(formats())
+
+
+# --------------------------------------------------------------------------------------------
+# SARIF
+
+
+@pytest.fixture(scope="module")
+def sarif_validator():
+    schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    assert schema["id"].endswith("/sarif-schema-2.1.0.json")
+    jsonschema.Draft4Validator.check_schema(schema)
+    return jsonschema.Draft4Validator(schema, format_checker=jsonschema.Draft4Validator.FORMAT_CHECKER)
+
+
+def _assert_valid(validator, log: dict) -> None:
+    errors = sorted(validator.iter_errors(log), key=lambda e: list(e.path))
+    assert not errors, "\n".join(f"{list(e.path)}: {e.message}" for e in errors[:10])
+
+
+def test_sarif_validates_and_names_every_code(capsys, fixture_wheels, rules, sarif_validator):
+    code, out = _run(capsys, "check", fixture_wheels["macos_dup_delegate"], fixture_wheels["linux_tampered"],
+                     "--rules", rules, "--format", "sarif")
+    assert code == 1
+    log = json.loads(out)
+    _assert_valid(sarif_validator, log)
+    assert log["version"] == "2.1.0" and len(log["runs"]) == 1
+    driver = log["runs"][0]["tool"]["driver"]
+    assert driver["name"] == "wheelaudit" and driver["version"]
+    assert urlsplit(driver["informationUri"]).scheme == "https"
+    ids = [r["id"] for r in driver["rules"]]
+    assert ids == list(CODES)
+    for r in driver["rules"]:
+        assert r["helpUri"] == f"https://github.com/wheelaudit/wheelaudit#{r['id'].lower()}"
+        assert r["shortDescription"]["text"] == CODES[r["id"]].title
+        assert r["fullDescription"]["text"]
+        assert r["defaultConfiguration"]["level"] == CODES[r["id"]].severity
+    results = log["runs"][0]["results"]
+    dup = [r for r in results if r["ruleId"] == "WA201"]
+    assert len(dup) == 1
+    r = dup[0]
+    assert r["level"] == "error" and "backend_mlx" in r["message"]["text"]
+    assert ids[r["ruleIndex"]] == "WA201"
+    uris = sorted(loc["physicalLocation"]["artifactLocation"]["uri"] for loc in r["locations"])
+    assert uris == ["executorch/backends/mlx/libexecutorch_backend_mlx.dylib",
+                    "executorch/lib/libexecutorch_backend_mlx.dylib"]
+    assert {loc["physicalLocation"]["artifactLocation"]["uriBaseId"] for loc in r["locations"]} == {
+        fixture_wheels["macos_dup_delegate"].name}
+    assert r["properties"]["wheel"] == str(fixture_wheels["macos_dup_delegate"])
+    assert r["properties"]["subject"] == "backend_mlx"
+    # RECORD mismatch of the tampered wheel: located at the library inside the wheel
+    rec = [r for r in results if r["ruleId"] == "WA002"]
+    assert rec and all(loc["physicalLocation"]["artifactLocation"]["uri"] == "executorch/lib/libexecutorch_etdump.so"
+                       for x in rec for loc in x["locations"])
+    assert not any("suppressions" in x for x in results)
+
+
+def test_sarif_waived_finding_is_suppressed(capsys, fixture_wheels, waived_rules, sarif_validator):
+    code, out = _run(capsys, "check", fixture_wheels["macos_dup_delegate"], "--rules", waived_rules,
+                     "--format", "sarif")
+    assert code == 0  # the only error is waived
+    log = json.loads(out)
+    _assert_valid(sarif_validator, log)
+    (r,) = [x for x in log["runs"][0]["results"] if x["ruleId"] == "WA201"]
+    assert r["suppressions"] == [{"kind": "external", "status": "accepted",
+                                  "justification": "second copy kept for the 1.5 series, see issue 123"}]
+
+
+def test_sarif_without_findings_and_validator_rejects_a_broken_log(capsys, fixture_wheels, sarif_validator):
+    code, out = _run(capsys, "check", fixture_wheels["macos_clean"], "--format", "sarif",
+                     "--ignore", "WA5")
+    assert code == 0
+    log = json.loads(out)
+    _assert_valid(sarif_validator, log)
+    assert log["runs"][0]["results"] == []
+    # the schema test can fail: a log the schema forbids is caught
+    bad = json.loads(out)
+    bad["runs"][0]["results"] = [{"ruleId": "WA201", "level": "fatal", "message": {"text": "x"}}]
+    assert list(sarif_validator.iter_errors(bad))
+    del bad["version"]
+    assert any("version" in e.message for e in sarif_validator.iter_errors(bad))
+
+
+# --------------------------------------------------------------------------------------------
+# GitHub workflow commands
+
+
+def test_github_escaping():
+    assert escape_data("50% done\r\nnext") == "50%25 done%0D%0Anext"
+    assert escape_property("a:b,c%\n") == "a%3Ab%2Cc%25%0A"
+    assert escape_data("a:b,c") == "a:b,c"
+
+
+def test_github_annotations(capsys, fixture_wheels, rules):
+    code, out = _run(capsys, "check", fixture_wheels["macos_dup_delegate"], "--rules", rules, "--format", "github")
+    assert code == 1
+    lines = out.splitlines()
+    cmds = [line for line in lines if line.startswith("::")]
+    assert len(cmds) == 1
+    assert cmds[0].startswith("::error file=executorch/backends/mlx/libexecutorch_backend_mlx.dylib,"
+                              "title=WA201 backend_mlx::")
+    assert "\n" not in cmds[0] and "%0Aat executorch/lib/libexecutorch_backend_mlx.dylib" in cmds[0]
+    assert lines[-1].startswith("wheelaudit failed: 1 error, 0 warnings in 1 wheel")
+
+
+def test_github_escapes_messages_and_properties(capsys, fixture_wheels):
+    wheel = scan(fixture_wheels["macos_clean"])
+    findings = [
+        Finding("WA101", "100% wrong:\nsee a,b", subject="lib:x,y", paths=["dir,1/lib:a.so"], rule="names"),
+        Finding("WA003", "matched nothing", subject="files", rule="file:x"),
+        Finding("WA102", "waived one", subject="s", paths=["p"], rule="names", waived_by="ok"),
+    ]
+    report = Report.build([(wheel, findings)])
+    from wheelaudit.render.github import render_report
+    import io
+
+    buf = io.StringIO()
+    render_report(report, buf)
+    lines = buf.getvalue().splitlines()
+    assert lines[0] == ("::error file=dir%2C1/lib%3Aa.so,title=WA101 lib%3Ax%2Cy::"
+                        f"{wheel.path.name}: 100%25 wrong:%0Asee a,b")
+    assert lines[1] == f"::warning title=WA003 files::{wheel.path.name}: matched nothing"
+    assert len(lines) == 3  # the waived finding is not annotated; the summary counts it
+    assert "1 waived" in lines[2]
+
+
+# --------------------------------------------------------------------------------------------
+# JUnit
+
+
+def _cases(suite: ET.Element) -> dict[str, ET.Element]:
+    return {c.get("name"): c for c in suite.findall("testcase")}
+
+
+def test_junit_one_suite_per_wheel_one_case_per_rule(capsys, fixture_wheels, rules):
+    code, out = _run(capsys, "check", fixture_wheels["macos_clean"], fixture_wheels["macos_dup_delegate"],
+                     "--rules", rules, "--format", "junit")
+    assert code == 1
+    root = ET.fromstring(out)
+    assert root.tag == "testsuites"
+    suites = root.findall("testsuite")
+    assert [s.get("name") for s in suites] == [fixture_wheels["macos_clean"].name,
+                                               fixture_wheels["macos_dup_delegate"].name]
+    expected = ["names", "component:backend_registry", "component:backend_mlx", "component:linux_only",
+                "binary:python_extension", "integrity", "linkage"]
+    for s in suites:
+        cases = _cases(s)
+        assert list(cases) == expected
+        assert s.get("tests") == str(len(cases))
+        assert s.get("failures") == str(len(s.findall("testcase/failure")))
+        assert s.get("skipped") == "1"
+        assert cases["component:linux_only"].find("skipped") is not None
+    clean, dup = suites
+    assert clean.findall("testcase/failure") == []
+    failing = [c.get("name") for c in dup.findall("testcase") if c.find("failure") is not None]
+    assert failing == ["component:backend_mlx"]
+    fail = _cases(dup)["component:backend_mlx"].find("failure")
+    assert fail.get("type") == "WA201"
+    assert fail.get("message").startswith("WA201 component backend_mlx is defined by 2 libraries")
+    assert "executorch/backends/mlx/libexecutorch_backend_mlx.dylib" in fail.text
+    assert root.get("tests") == str(2 * len(expected)) and root.get("failures") == "1"
+
+
+def test_junit_waived_and_warnings_do_not_fail(capsys, fixture_wheels, waived_rules):
+    code, out = _run(capsys, "check", fixture_wheels["macos_dup_delegate"], "--rules", waived_rules,
+                     "--format", "junit")
+    assert code == 0
+    suite = ET.fromstring(out).find("testsuite")
+    cases = _cases(suite)
+    assert "waivers" in cases
+    assert suite.findall("testcase/failure") == []
+    sysout = cases["component:backend_mlx"].find("system-out")
+    assert sysout is not None and "waived: second copy kept" in sysout.text
+
+
+def test_junit_without_rules_uses_builtin_rules(capsys, fixture_wheels):
+    code, out = _run(capsys, "check", fixture_wheels["linux_tampered"], "--format", "junit")
+    assert code == 1
+    suite = ET.fromstring(out).find("testsuite")
+    cases = _cases(suite)
+    assert list(cases) == ["integrity", "linkage"]
+    fail = cases["integrity"].find("failure")
+    assert fail is not None and fail.get("type") == "WA002"
+    # without [linkage] provided-by, libtorch / libc10 (torch's) resolve nowhere
+    link = cases["linkage"].find("failure")
+    assert link is not None and link.get("type") == "WA501" and "libtorch" in link.text
