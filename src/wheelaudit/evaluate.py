@@ -96,6 +96,7 @@ class SliceEvidence:
 class LibraryEvidence:
     path: str
     slices: list[SliceEvidence]
+    origin: str | None = None  # the wheel file it came from, when wheels are audited together
 
     @property
     def any(self) -> bool:
@@ -131,6 +132,8 @@ class LibraryEvidence:
             parts.append(f"{', '.join(kinds)}: {examples(self.symbols, EXAMPLES)}")
         if self.strings:
             parts.append("string: " + ", ".join(f'"{s}"' for s in self.strings[:EXAMPLES]))
+        if self.origin:
+            parts.insert(0, self.origin)
         return f"{self.path} ({'; '.join(parts)})"
 
 
@@ -158,7 +161,23 @@ def library_evidence(ctx: Context, b: Binary, comp: ComponentRule) -> LibraryEvi
                 se.kinds.add("string")
                 se.strings.append(s.decode("utf-8", "replace"))
         slices.append(se)
-    return LibraryEvidence(b.path, slices)
+    return LibraryEvidence(b.path, slices, _origin(ctx, b.path))
+
+
+def _origin(ctx: Context, path: str) -> str | None:
+    """The wheel a path came from, when wheels are audited together (``wheelaudit.together``)."""
+    origins = getattr(ctx.wheel, "origins", None)
+    return origins.get(path) if origins else None
+
+
+def _where(ctx: Context, path: str) -> str:
+    """``path``, or ``path (wheel file)`` when wheels are audited together."""
+    origin = _origin(ctx, path)
+    return f"{path} ({origin})" if origin else path
+
+
+def _wheres(ctx: Context, paths) -> str:
+    return ", ".join(_where(ctx, p) for p in paths)
 
 
 def _is_exempt(comp: ComponentRule, path: str) -> bool:
@@ -169,6 +188,15 @@ def _is_exempt(comp: ComponentRule, path: str) -> bool:
 def component_definers(ctx: Context, comp: ComponentRule) -> dict[str, LibraryEvidence]:
     """The non-exempt libraries that carry ``comp`` (SPEC §3 "definers")."""
     return {p: e for p, e in ctx.evidence(comp).items() if not _is_exempt(comp, p)}
+
+
+def is_python_extension(b: Binary) -> bool:
+    """A CPython/PyPy extension module (``*.cpython-311-*.so``, ``*.abi3.so``, ``*.pyd``, or a
+    binary exporting ``PyInit_*``)."""
+    name = b.name
+    if ".cpython-" in name or ".abi3." in name or ".pypy" in name or name.endswith(".pyd"):
+        return True
+    return any(s.name.startswith("PyInit_") for sl in b.slices for s in sl.exports)
 
 
 def _glob_match(g: Glob, path: str) -> bool:
@@ -200,8 +228,8 @@ def check_libraries(ctx: Context, rule: LibrariesRule) -> list[Finding]:
                 subject=b.path, paths=[b.path], rule="names"))
     if rule.identity == "filename":
         for b in in_scope:
-            if not b.ok or b.kind != "shared":
-                continue
+            if not b.ok or b.kind != "shared" or is_python_extension(b):
+                continue  # a Python module is loaded by path, never linked by name: no identity needed
             for sl in b.slices:
                 ident = sl.identity
                 where = f" ({sl.arch} slice)" if b.universal else ""
@@ -251,7 +279,7 @@ def check_component(ctx: Context, comp: ComponentRule) -> list[Finding]:
         if owners:
             out.append(Finding(
                 "WA204",
-                f"{', '.join(owners)} ships but shows no evidence of component {comp.name}: none of its sentinels "
+                f"{_wheres(ctx, owners)} ships but shows no evidence of component {comp.name}: none of its sentinels "
                 f"({_sentinels_desc(comp)}) is defined there{_strong_note(comp)} — renamed, inlined or hidden?",
                 subject=comp.name, paths=owners, symbols=[s.entry for s in comp.symbols][:EXAMPLES], rule=rid))
         elif unreadable:
@@ -268,15 +296,15 @@ def check_component(ctx: Context, comp: ComponentRule) -> list[Finding]:
         if len(definers) == 1 and wrong:
             out.append(Finding(
                 "WA203",
-                f"component {comp.name} is defined by {wrong[0]}, not by its owner {owner_desc}"
+                f"component {comp.name} is defined by {_where(ctx, wrong[0])}, not by its owner {owner_desc}"
                 + ("" if owners else " (which does not ship)") + f": {evidence_desc}",
                 subject=comp.name, paths=wrong, symbols=_syms(definers), rule=rid))
         for o in owners:
             if o not in definers and not _is_exempt(comp, o):
                 out.append(Finding(
                     "WA204",
-                    f"owner {o} ships but defines none of component {comp.name}'s sentinels ({_sentinels_desc(comp)})"
-                    f"{_strong_note(comp)}; found instead in {', '.join(sorted(definers))}",
+                    f"owner {_where(ctx, o)} ships but defines none of component {comp.name}'s sentinels ({_sentinels_desc(comp)})"
+                    f"{_strong_note(comp)}; found instead in {_wheres(ctx, sorted(definers))}",
                     subject=comp.name, paths=[o], symbols=[s.entry for s in comp.symbols][:EXAMPLES], rule=rid))
     # WA205: some sentinels defined (anywhere among the definers), others nowhere
     if comp.symbols:
@@ -288,7 +316,7 @@ def check_component(ctx: Context, comp: ComponentRule) -> list[Finding]:
             present = [comp.symbols[i].entry for i in sorted(defined)]
             out.append(Finding(
                 "WA205",
-                f"component {comp.name} is partial: {examples(present, EXAMPLES)} defined (in {', '.join(sorted(definers))}),"
+                f"component {comp.name} is partial: {examples(present, EXAMPLES)} defined (in {_wheres(ctx, sorted(definers))}),"
                 f" but {examples(missing, EXAMPLES)} defined by no library{_strong_note(comp)}",
                 subject=comp.name, paths=sorted(definers), symbols=missing, rule=rid))
     # WA206: slices of a universal binary disagree
@@ -299,7 +327,7 @@ def check_component(ctx: Context, comp: ComponentRule) -> list[Finding]:
                 desc = "; ".join(f"{s.arch}: " + (examples(s.symbols, EXAMPLES) if s.symbols else ("strings" if s.strings else "nothing"))
                                  for s in e.slices)
                 out.append(Finding(
-                    "WA206", f"the slices of {path} disagree about component {comp.name}: {desc}",
+                    "WA206", f"the slices of {_where(ctx, path)} disagree about component {comp.name}: {desc}",
                     subject=comp.name, paths=[path], rule=rid))
     return out
 
@@ -342,29 +370,29 @@ def check_file(ctx: Context, rule: FileRule) -> list[Finding]:
         if not definers:
             for m in matches:
                 out.append(Finding(
-                    "WA303", f"{m} ships, but component {rule.beside} (which it serves) does not ship in this wheel",
+                    "WA303", f"{_where(ctx, m)} ships, but component {rule.beside} (which it serves) does not ship in this wheel",
                     subject=rule.name, paths=[m], rule=rid))
             return out
         want = _count_problem(len(matches), rule.count, rule.min, rule.max)
         if want:
             out.append(Finding(
                 "WA301", f"file rule {rule.name} ({rule.glob.pattern}): found {len(matches)}"
-                + (f" ({', '.join(matches)})" if matches else "") + f", expected {want}",
+                + (f" ({_wheres(ctx, matches)})" if matches else "") + f", expected {want}",
                 subject=rule.name, paths=matches, rule=rid))
         dirs = {p.rsplit("/", 1)[0] if "/" in p else "" for p in definers}
         for m in matches:
             d = m.rsplit("/", 1)[0] if "/" in m else ""
             if d not in dirs:
                 out.append(Finding(
-                    "WA302", f"{m} is not beside the library that carries component {rule.beside}: expected it in "
-                    + " or ".join(f"{x or '.'}/" for x in sorted(dirs)) + f" (beside {', '.join(sorted(definers))})",
+                    "WA302", f"{_where(ctx, m)} is not beside the library that carries component {rule.beside}: expected it in "
+                    + " or ".join(f"{x or '.'}/" for x in sorted(dirs)) + f" (beside {_wheres(ctx, sorted(definers))})",
                     subject=rule.name, paths=[m] + sorted(definers), rule=rid))
         return out
     want = _count_problem(len(matches), rule.count, rule.min, rule.max)
     if want:
         out.append(Finding(
             "WA301", f"file rule {rule.name} ({rule.glob.pattern}): found {len(matches)}"
-            + (f" ({', '.join(matches[:6])})" if matches else "") + f", expected {want}",
+            + (f" ({_wheres(ctx, matches[:6])})" if matches else "") + f", expected {want}",
             subject=rule.name, paths=matches, rule=rid))
     elif not matches:
         out.append(Finding("WA003", f"file rule {rule.name}: {rule.glob.pattern} matched nothing in this wheel",

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 
 from .facts import Symbol
 from .globs import SymbolPattern
+from .symbols import qualified_name
 
 
 class SymbolIndex:
@@ -26,6 +27,9 @@ class SymbolIndex:
             pairs.append((s.demangled, s))
             if s.name != s.demangled:
                 pairs.append((s.name, s))  # a mangled entry in the rules still matches
+                q = qualified_name(s.demangled)
+                if q != s.demangled:
+                    pairs.append((q, s))  # "int ns::f<int>()" is found as "ns::f<int>()"
         pairs.sort(key=lambda p: p[0])
         self._keys = [p[0] for p in pairs]
         self._syms = [p[1] for p in pairs]
@@ -67,6 +71,7 @@ class NameIndex:
             d = demangle(n)
             if d != n:
                 keys.add(d)
+                keys.add(qualified_name(d))
         self._keys = sorted(keys)
 
     def any(self, pattern: SymbolPattern) -> bool:

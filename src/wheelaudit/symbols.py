@@ -26,3 +26,50 @@ def demangle(name: str) -> str:
     if not name.startswith("_Z"):
         return name
     return _demangle_cached(name)
+
+
+_SPECIAL_PREFIXES = (
+    "vtable for ", "VTT for ", "construction vtable for ", "typeinfo for ", "typeinfo name for ",
+    "guard variable for ", "non-virtual thunk to ", "virtual thunk to ", "covariant return thunk to ",
+    "TLS init function for ", "TLS wrapper function for ", "reference temporary for ",
+    "transaction clone for ",
+)
+
+
+def qualified_name(demangled: str) -> str:
+    """The demangled name without a leading return type or special-name prefix.
+
+    Template function instances demangle with their return type in front
+    (``int mlx::core::size_of_dtype<float>()``) and special names with a phrase
+    (``vtable for mlx::core::Foo``); SPEC §3 patterns name the qualified name, so the index
+    also files each symbol under this form. Returns ``demangled`` unchanged when there is
+    nothing to strip.
+    """
+    name = demangled
+    for prefix in _SPECIAL_PREFIXES:
+        if name.startswith(prefix):
+            name = name[len(prefix):]
+            break
+    if name.startswith("decltype(auto) "):
+        name = name[len("decltype(auto) "):]
+    depth = 0
+    cut = -1
+    i, n = 0, len(name)
+    while i < n:
+        c = name[i]
+        if c == "<":
+            if not (name.endswith("operator", 0, i) or name.endswith("operator<", 0, i)):
+                depth += 1
+        elif c == ">":
+            if not (name.endswith("operator", 0, i) or name.endswith("operator-", 0, i) or name.endswith("operator>", 0, i)):
+                depth = max(0, depth - 1)
+        elif c == "(" and depth == 0:
+            if name.startswith("(anonymous namespace)", i):
+                i += len("(anonymous namespace)")
+                continue
+            if not name.endswith("operator", 0, i):
+                break
+        elif c == " " and depth == 0 and not name.endswith("operator", 0, i) and not name.endswith(",", 0, i):
+            cut = i
+        i += 1
+    return name[cut + 1:] if cut >= 0 else name
