@@ -27,18 +27,27 @@ def _as_ruleset(rules: Ruleset | PathLike | None) -> Ruleset | None:
 
 def audit(path: PathLike | Sequence[PathLike], rules: Ruleset | PathLike | None = None, *,
           select: Iterable[str] | None = None, ignore: Iterable[str] | None = None,
-          fail_on: FailOn | None = None, jobs: int | None = None, today: _dt.date | None = None) -> Report:
+          fail_on: FailOn | None = None, jobs: int | None = None, today: _dt.date | None = None,
+          together: bool = False) -> Report:
     """Scan one wheel (or several) and evaluate ``rules`` over it.
 
     ``rules`` is a :class:`Ruleset`, a path to a rules file, or None (built-in checks only:
     integrity, unreadable binaries and linkage). ``select``/``ignore``/``fail_on`` default to the
     ruleset's own settings. Returns a :class:`~wheelaudit.report.Report`; ``report.ok`` tells
     whether it passes.
+
+    With ``together=True`` the wheels are audited as one install (``check --together``, see
+    :mod:`wheelaudit.together`): the report has one entry, for the merged tree.
     """
     ruleset = _as_ruleset(rules)
     paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
     strings = ruleset.strings() if ruleset is not None else []
-    wheels = [scan(p, strings=strings, jobs=jobs) for p in paths]
+    if together:
+        from .together import scan_together
+
+        wheels: list[Wheel] = [scan_together(paths, strings=strings, jobs=jobs)]
+    else:
+        wheels = [scan(p, strings=strings, jobs=jobs) for p in paths]
     return audit_wheels(wheels, ruleset, select=select, ignore=ignore, fail_on=fail_on, today=today)
 
 
@@ -52,5 +61,5 @@ def audit_wheels(wheels: Sequence[Wheel], ruleset: Ruleset | None, *, select: It
     results = [(w, evaluate(w, ruleset, today=today)) for w in wheels]
     return Report.build(results, rules_path=str(ruleset.path) if ruleset is not None and ruleset.path else None,
                         rules_name=ruleset.name if ruleset is not None else None,
-                        select=sel, ignore=ign, fail_on=gate)
+                        select=sel, ignore=ign, fail_on=gate, ruleset=ruleset)
 

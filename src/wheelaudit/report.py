@@ -45,13 +45,14 @@ class Report:
     select: list[str] | None = None
     ignore: list[str] | None = None
     notes: list[str] = field(default_factory=list)
+    ruleset: Any = None  # the Ruleset evaluated (renderers such as JUnit list its rules)
 
     @classmethod
     def build(cls, results: list[tuple[Wheel, list[Finding]]], *, rules_path: str | None = None,
               rules_name: str | None = None, select: list[str] | None = None, ignore: list[str] | None = None,
-              fail_on: str = "error") -> Report:
+              fail_on: str = "error", ruleset: Any = None) -> Report:
         wheels = [WheelReport(w, [f for f in fs if code_selected(f.code, select, ignore)]) for w, fs in results]
-        return cls(wheels, rules_path, rules_name, fail_on, select, ignore)
+        return cls(wheels, rules_path, rules_name, fail_on, select, ignore, ruleset=ruleset)
 
     @property
     def findings(self) -> list[Finding]:
