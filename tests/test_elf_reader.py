@@ -69,10 +69,12 @@ extern int v_sym(void);
 __asm__(".symver v_sym_old, v_sym@VER_1");
 int use_both(void) { return v_sym_old() + v_sym(); }
 """
+DUP1_C = "__attribute__((noinline)) static int helper(int x) { return x + 1; }\nint one(int x) { return helper(x); }\n"
+DUP2_C = "__attribute__((noinline)) static int helper(int x) { return x + 2; }\nint two(int x) { return helper(x); }\n"
 EXE_C = "int puts(const char *);\nint main(void) { puts(\"hi\"); return 0; }\n"
 BASE_C = "int base_value(void) { return 42; }\n"
 CROSS = ["armv7-linux-gnueabihf", "riscv64-linux-gnu", "powerpc64le-linux-gnu", "powerpc-linux-gnu",
-         "mipsel-linux-gnu"]
+         "mipsel-linux-gnu", "x86_64-linux-gnux32"]
 
 
 def _run(cmd: list[str], cwd: Path) -> None:
@@ -101,7 +103,8 @@ def extra_elfs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         pytest.fail(f"missing {missing}: apt-get install gcc g++ clang lld", pytrace=False)
     d = tmp_path_factory.mktemp("elf_extra")
     for name, text in {"ver.c": VER_C, "ver.map": VER_MAP, "uniq.cpp": UNIQ_CPP, "exe.c": EXE_C,
-                       "base.c": BASE_C, "hid.c": HID_C, "use.c": USE_C}.items():
+                       "base.c": BASE_C, "hid.c": HID_C, "use.c": USE_C,
+                       "dup1.c": DUP1_C, "dup2.c": DUP2_C}.items():
         (d / name).write_text(text)
     gcc = ["gcc", "-O1", "-fPIC", "-fcommon"]
     _run(gcc + ["-shared", "-Wl,--version-script=ver.map", "-Wl,-soname,libver.so.1",
@@ -112,6 +115,7 @@ def extra_elfs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
                 "-o", "libver.sysv.so", "ver.c"], d)
     _run(gcc + ["-shared", "-o", "libuse.so", "use.c", "-L.", "-l:libver.so"], d)  # v_sym twice
     _run(["g++", "-O1", "-fPIC", "-shared", "-o", "libuniq.so", "uniq.cpp"], d)
+    _run(gcc + ["-shared", "-o", "libdup.so", "dup1.c", "dup2.c"], d)  # two `static helper`s
     _run(["gcc", "-O1", "-pie", "-fPIE", "-o", "exe.pie", "exe.c"], d)
     _run(["gcc", "-O1", "-no-pie", "-fno-PIE", "-o", "exe.nopie", "exe.c"], d)
     _run(gcc + ["-c", "-o", "ver.o", "ver.c"], d)
@@ -474,6 +478,7 @@ def test_glibc_version_needed(fixture_map):
     ("libbase.armv7-linux-gnueabihf.so", "armv7l"), ("libbase.riscv64-linux-gnu.so", "riscv64"),
     ("libbase.powerpc64le-linux-gnu.so", "ppc64le"), ("libbase.powerpc-linux-gnu.so", "ppc"),
     ("libbase.mipsel-linux-gnu.so", "em_8"), ("base.s390x.o", "s390x"),
+    ("libbase.x86_64-linux-gnux32.so", "x32"),  # EM_X86_64 in an ELF32 file: not loadable as x86_64
 ])
 def test_architectures(fixture_map, name, arch):
     s = parsed(fixture_map[name])
@@ -481,7 +486,8 @@ def test_architectures(fixture_map, name, arch):
     if name.endswith(".so"):
         assert (s.identity, [(x.name, x.type) for x in s.exports]) == ("libbase.so.1", [("base_value", "func")])
     else:
-        assert s.kind == "object" and s.exports == [] and ("base_value", "func") not in {(x.name, x.type) for x in s.locals}
+        assert s.kind == "object" and s.exports == []  # no dynamic symbol table in an object
+        assert ("base_value", "func") not in {(x.name, x.type) for x in s.locals}  # global, not local
 
 
 def test_arch_mapping_of_loongarch_and_unknown(fixture_map):
@@ -519,6 +525,37 @@ def test_imports_are_deduplicated(fixture_map):
     assert s.imports.count("v_sym") == 1
     assert "VER_1" in s.needs_versions and "VER_2" in s.needs_versions
     assert s.dependencies[0].name == "libver.so.1"  # its SONAME
+
+
+def test_locals_are_listed_once(fixture_map):
+    s = parsed(fixture_map["libdup.so"])
+    assert [(x.name, x.type) for x in s.locals].count(("helper", "func")) == 1
+    with open(fixture_map["libdup.so"], "rb") as fh:  # while .symtab has two
+        symtab = ELFFile(fh).get_section_by_name(".symtab")
+        assert [sym.name for sym in symtab.iter_symbols()].count("helper") == 2
+
+
+@pytest.mark.parametrize("st_info, exported_as", [
+    (0x12, ("global", "func")), (0x10, ("global", "other")), (0x11, ("global", "data")),
+    (0x16, ("global", "data")), (0x15, ("global", "data")), (0x1A, ("global", "func")),
+    (0x22, ("weak", "func")), (0xA2, ("global", "func")),
+    (0x13, None), (0x14, None), (0x02, None),  # STT_SECTION, STT_FILE, STB_LOCAL
+])
+def test_export_classification(fixture_map, st_info, exported_as):
+    """st_info of foo_public rewritten: which bindings and types export, and as what."""
+    path = fixture_map["libfoo.so.2"]
+    data = bytearray(path.read_bytes())
+    with open(path, "rb") as fh:
+        dynsym = ELFFile(fh).get_section_by_name(".dynsym")
+        index = next(i for i, sym in enumerate(dynsym.iter_symbols()) if sym.name == "foo_public")
+        at = dynsym["sh_offset"] + 24 * index
+    data[at + 4] = st_info
+    got = {x.name: (x.binding, x.type) for x in elf.parse(bytes(data))[0].exports}.get("foo_public")
+    assert got == exported_as
+    for vis, exported in ((1, False), (2, False), (3, True)):  # internal, hidden, protected
+        data[at + 5] = vis
+        assert ("foo_public" in {x.name for x in elf.parse(bytes(data))[0].exports}) == (exported and bool(exported_as))
+    data[at + 5] = 0
 
 
 def test_gnu_unique_is_global(fixture_map):
@@ -882,6 +919,32 @@ def test_verneed_chain(fixture_map):
     data = bytearray(path.read_bytes())
     struct.pack_into("<Q", data, dynamic_entry(path, 0x6FFFFFFF) + 8, 1 << 40)  # DT_VERNEEDNUM
     assert "claims 1099511627776 entries" in malformed(bytes(data))
+
+
+def test_verneed_entries_sharing_records(fixture_map):
+    """Two version requirements pointing at the same vernaux records: refused, so that a hostile
+    file cannot make the walk quadratic."""
+    path = fixture_map["libbackend.so"]
+    data = bytearray(path.read_bytes())
+    vn0 = section(path, ".gnu.version_r")["offset"]
+    _ver, _cnt, _file, _aux, nxt = struct.unpack_from("<HHIII", data, vn0)
+    vn1 = vn0 + nxt
+    aux1 = vn1 + struct.unpack_from("<HHIII", data, vn1)[3]
+    struct.pack_into("<H", data, vn0 + 2, 1)              # vn_cnt = 1
+    struct.pack_into("<I", data, vn0 + 8, aux1 - vn0)     # vn_aux -> the next entry's records
+    assert malformed(bytes(data)) == f"version requirement entries overlap at 0x{aux1:x}"
+
+
+def test_undeclared_symbol_version(fixture_map):
+    path = fixture_map["libver.so"]
+    data = bytearray(path.read_bytes())
+    versym = section(path, ".gnu.version")["offset"]
+    with open(path, "rb") as fh:
+        dynsym = ELFFile(fh).get_section_by_name(".dynsym")
+        index = next(i for i, sym in enumerate(dynsym.iter_symbols()) if sym.name == "weak_fn")
+    struct.pack_into("<H", data, versym + 2 * index, 9)
+    assert malformed(bytes(data)) == (
+        f"dynamic symbol {index} (weak_fn) has version index 9, which no version definition or requirement declares")
 
 
 def test_needed_name_out_of_range(fixture_map):

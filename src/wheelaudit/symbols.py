@@ -13,9 +13,35 @@ import cpp_demangle
 @lru_cache(maxsize=1 << 16)
 def _demangle_cached(name: str) -> str:
     try:
-        return cpp_demangle.demangle(name)
+        return _cxxfilt_style(cpp_demangle.demangle(name))
     except Exception:  # noqa: BLE001 - a name that is not valid Itanium stays as it is
         return name
+
+
+def _cxxfilt_style(text: str) -> str:
+    """``cpp_demangle`` writes a few special names its own way (``{vtable(X)}``); use the
+    spelling of c++filt, which is what release engineers know and write in rules."""
+    if not text.startswith("{") or not text.endswith(")}"):
+        return text
+    for head, phrase in (("{vtable(", "vtable for "), ("{vtt(", "VTT for ")):
+        if text.startswith(head):
+            return phrase + text[len(head):-2]
+    head = "{virtual override thunk("
+    if text.startswith(head):
+        inner = text[len(head):-2]
+        # "{offset(-8)}, X" (non-virtual), "{virtual offset(0, -24)}, X" (virtual), or two
+        # offset blocks (covariant return)
+        blocks = 0
+        rest = inner
+        while rest.startswith("{") and "}, " in rest:
+            rest = rest[rest.index("}, ") + 3:]
+            blocks += 1
+        if blocks == 2:
+            return "covariant return thunk to " + rest
+        if blocks == 1:
+            kind = "virtual thunk to " if inner.startswith("{virtual offset") else "non-virtual thunk to "
+            return kind + rest
+    return text
 
 
 def demangle(name: str) -> str:

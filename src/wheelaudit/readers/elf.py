@@ -29,9 +29,11 @@ ET_REL, ET_EXEC, ET_DYN, ET_CORE = 1, 2, 3, 4
 PT_LOAD, PT_DYNAMIC, PT_INTERP = 1, 2, 3
 # sh_type
 SHT_SYMTAB, SHT_NOBITS, SHT_DYNAMIC, SHT_DYNSYM = 2, 8, 6, 11
+SHT_GNU_VERDEF, SHT_GNU_VERNEED = 0x6FFFFFFD, 0x6FFFFFFE
 # d_tag
 DT_NULL, DT_NEEDED, DT_HASH, DT_STRTAB, DT_SYMTAB = 0, 1, 4, 5, 6
 DT_STRSZ, DT_SYMENT, DT_SONAME, DT_RPATH, DT_RUNPATH = 10, 11, 14, 15, 29
+DT_RELA, DT_REL, DT_JMPREL = 7, 17, 23
 DT_GNU_HASH = 0x6FFFFEF5
 DT_VERSYM = 0x6FFFFFF0
 DT_VERDEF, DT_VERDEFNUM = 0x6FFFFFFC, 0x6FFFFFFD
@@ -52,6 +54,27 @@ VER_FLG_BASE = 1
 _TYPE_NAMES = {STT_FUNC: "func", STT_GNU_IFUNC: "func", STT_OBJECT: "data", STT_TLS: "data", STT_COMMON: "data"}
 _EXPORT_BINDINGS = {STB_GLOBAL: "global", STB_GNU_UNIQUE: "global", STB_WEAK: "weak"}
 _LOCAL_TYPES = {STT_FUNC: "func", STT_GNU_IFUNC: "func", STT_OBJECT: "data", STT_TLS: "data"}
+
+
+def _classify(info: int, vis: int) -> tuple[str, str] | None:
+    """(binding, type) of an exported definition with this st_info and visibility, else None."""
+    binding, stype = _EXPORT_BINDINGS.get(info >> 4), info & 0xF
+    if binding is None or vis not in (STV_DEFAULT, STV_PROTECTED) or stype in (STT_SECTION, STT_FILE):
+        return None
+    return binding, _TYPE_NAMES.get(stype, "other")
+
+
+def _classify_local(info: int, vis: int) -> str | None:
+    """The type of a local definition (STB_LOCAL, or hidden/internal) with this st_info, else None."""
+    if info >> 4 != STB_LOCAL and vis not in (STV_HIDDEN, STV_INTERNAL):
+        return None
+    return _LOCAL_TYPES.get(info & 0xF)
+
+
+# indexed by st_info << 2 | (st_other & 3): one lookup per symbol instead of a chain of tests
+_EXPORT_CLASS = [_classify(key >> 2, key & 3) for key in range(1024)]
+_LOCAL_CLASS = [_classify_local(key >> 2, key & 3) for key in range(1024)]
+_MISSING = object()
 
 EM_386, EM_PPC, EM_PPC64, EM_S390, EM_ARM = 3, 20, 21, 22, 40
 EM_X86_64, EM_AARCH64, EM_RISCV, EM_LOONGARCH = 62, 183, 243, 258
@@ -177,7 +200,9 @@ class _Reader:
         self.ehsize = ehsize
         if self.e_type not in (ET_REL, ET_EXEC, ET_DYN):
             what = "a core dump" if self.e_type == ET_CORE else "unknown type"
-            raise MalformedBinary(f"unsupported ELF file type {self.e_type} ({what}); expected ET_REL, ET_EXEC or ET_DYN")
+            raise MalformedBinary(
+                f"unsupported ELF file type {self.e_type} ({what}); expected ET_REL, ET_EXEC or ET_DYN"
+            )
         self.read_sections(shnum, phnum)
         self.read_segments(phnum)
 
@@ -214,6 +239,7 @@ class _Reader:
 
     def read_segments(self, phnum: int) -> None:
         self.segments: list[tuple] = []
+        self.loads: list[tuple] = []
         if phnum == 0xFFFF:
             if self.xphnum is None:
                 raise MalformedBinary("e_phnum is PN_XNUM (0xffff) but there is no section header 0 to hold the count")
@@ -241,11 +267,11 @@ class _Reader:
     # ---- address mapping ------------------------------------------------------------------
     def map_addr(self, addr: int, what: str) -> tuple[int, int]:
         """File offset of virtual address ``addr`` and the file bytes available from there."""
-        for _t, off, va, filesz, _ms in getattr(self, "loads", ()):
+        for _t, off, va, filesz, _ms in self.loads:
             if va <= addr < va + filesz:
                 delta = addr - va
                 return off + delta, filesz - delta
-        if not getattr(self, "loads", None):
+        if not self.loads:
             # no loadable segments (e.g. section headers only): map through allocated sections
             for sec in self.sections:
                 _n, stype, flags, saddr, soff, ssize = sec[:6]
@@ -373,20 +399,24 @@ class _Reader:
         if DT_VERDEF in self.tags:
             off, _ = self.map_addr(self.tags[DT_VERDEF], "DT_VERDEF")
             count = self.tags.get(DT_VERDEFNUM)
-            if count is None and 0x6FFFFFFD in by_type:
-                count = by_type[0x6FFFFFFD][7]
+            if count is None and SHT_GNU_VERDEF in by_type:
+                count = by_type[SHT_GNU_VERDEF][7]  # sh_info
             self.walk_versions(off, count, 20, "version definition (DT_VERDEF)",
                                lambda o: self._verdef(o, index))
         if DT_VERNEED in self.tags:
             off, _ = self.map_addr(self.tags[DT_VERNEED], "DT_VERNEED")
             count = self.tags.get(DT_VERNEEDNUM)
-            if count is None and 0x6FFFFFFE in by_type:
-                count = by_type[0x6FFFFFFE][7]
+            if count is None and SHT_GNU_VERNEED in by_type:
+                count = by_type[SHT_GNU_VERNEED][7]  # sh_info
+            seen_aux: set[int] = set()  # bounds the whole walk: each record is read once
 
             def verneed(o: int) -> int:
                 _v, cnt, _file, aux, nxt = self.unpack(e + "HHIII", o, "version requirement (DT_VERNEED)")
                 a = o + aux
                 for k in range(cnt):
+                    if a in seen_aux:
+                        raise MalformedBinary(f"version requirement entries overlap at 0x{a:x}")
+                    seen_aux.add(a)
                     _h, _fl, other, name, anext = self.unpack(e + "IHHII", a, "version requirement entry (vernaux)")
                     vname = self.dyn_string(name, "version requirement name")
                     needs.add(vname)
@@ -414,12 +444,8 @@ class _Reader:
         limit = self.size // entsize
         if count is not None and count > limit:
             raise MalformedBinary(f"{what} claims {count} entries; the {self.size}-byte file holds at most {limit}")
-        seen = set()
         n = 0
-        while count is None or n < count:
-            if off in seen:
-                raise MalformedBinary(f"{what} chain loops back to 0x{off:x}")
-            seen.add(off)
+        while count is None or n < count:  # offsets only grow (vd_next/vn_next are unsigned)
             nxt = step(off)
             n += 1
             if nxt == 0:
@@ -495,7 +521,7 @@ class _Reader:
         Linkers place another dynamic table right after .dynsym (.dynstr with GNU ld,
         .gnu.version with lld), so the distance to the nearest one is the table size.
         """
-        tables = (DT_STRTAB, DT_VERSYM, DT_GNU_HASH, DT_HASH, DT_VERDEF, DT_VERNEED, 7, 17, 23)
+        tables = (DT_STRTAB, DT_VERSYM, DT_GNU_HASH, DT_HASH, DT_VERDEF, DT_VERNEED, DT_RELA, DT_REL, DT_JMPREL)
         bound = off + avail
         for tag in tables:
             if tag in self.tags:
@@ -566,9 +592,10 @@ class _Reader:
         """The dynamic symbol table must not run into another table the dynamic section locates
         (a count from a damaged hash chain would, and would read other bytes as symbols)."""
         end = off + count * entsize
-        for tag, name in ((DT_STRTAB, "dynamic string table (DT_STRTAB)"), (DT_VERSYM, "symbol version table (DT_VERSYM)"),
-                          (DT_GNU_HASH, "GNU hash table"), (DT_HASH, "hash table (DT_HASH)"),
-                          (DT_VERDEF, "version definitions (DT_VERDEF)"), (DT_VERNEED, "version requirements (DT_VERNEED)")):
+        tables = ((DT_STRTAB, "dynamic string table (DT_STRTAB)"), (DT_VERSYM, "symbol version table (DT_VERSYM)"),
+                  (DT_GNU_HASH, "GNU hash table"), (DT_HASH, "hash table (DT_HASH)"),
+                  (DT_VERDEF, "version definitions (DT_VERDEF)"), (DT_VERNEED, "version requirements (DT_VERNEED)"))
+        for tag, name in tables:
             if tag in self.tags:
                 try:
                     other, _ = self.map_addr(self.tags[tag], name)
@@ -592,24 +619,33 @@ class _Reader:
         versym = None
         if DT_VERSYM in self.tags and count:
             voff, _ = self.map_addr(self.tags[DT_VERSYM], "DT_VERSYM")
-            versym = struct.unpack(f"{self.e}{count}H", self.take(voff, 2 * count, f"symbol version table ({count} entries)"))
+            table = self.take(voff, 2 * count, f"symbol version table ({count} entries)")
+            versym = struct.unpack(f"{self.e}{count}H", table)
+        # version index -> name (None: local, global or base), _MISSING: declared nowhere
+        vmap: list = [_MISSING] * 0x8000
+        vmap[0] = vmap[1] = None
+        for k, v in version_index.items():
+            vmap[k] = v
+        if versym is None:
+            versym = bytes(count)  # every symbol unversioned
         exports: list[Symbol] = []
         imports: list[str] = []
         seen_imports: set[str] = set()
         is_text, text = _text(strtab)
         nul = "\0" if is_text else b"\0"
         find = text.find
-        ntab = len(strtab)
         demangle = _symbols.demangle
         make = _make_symbol
-        bindings = _EXPORT_BINDINGS
-        types = _TYPE_NAMES
-        skip_types = (STT_SECTION, STT_FILE)
-        hidden = (STV_HIDDEN, STV_INTERNAL)
-        for i, (st_name, info, other, shndx) in enumerate(struct.iter_unpack(fmt, raw)):
-            if st_name == 0 or i == 0:
+        classes = _EXPORT_CLASS
+        rows = struct.iter_unpack(fmt, raw)
+        next(rows, None)  # the null symbol
+        i = 0
+        for st_name, info, other, shndx in rows:
+            i += 1
+            if not st_name:
                 continue
-            if st_name >= ntab or (end := find(nul, st_name)) < 0:
+            end = find(nul, st_name)
+            if end < 0:
                 self.string(strtab, st_name, f"dynamic symbol {i}")  # raises with the reason
             name = text[st_name:end] if is_text else text[st_name:end].decode("utf-8", "backslashreplace")
             if "@" in name:
@@ -621,24 +657,16 @@ class _Reader:
                     seen_imports.add(name)
                     imports.append(name)
                 continue
-            binding = bindings.get(info >> 4)
-            if binding is None or (other & 3) in hidden:
+            cls = classes[info << 2 | other & 3]
+            if cls is None:
                 continue
-            stype = info & 0xF
-            if stype in skip_types:
-                continue
-            version = None
-            if versym is not None:
-                vi = versym[i] & 0x7FFF
-                if vi >= 2:
-                    if vi not in version_index:
-                        raise MalformedBinary(
-                            f"dynamic symbol {i} ({name}) has version index {vi}, which no version "
-                            "definition or requirement declares"
-                        )
-                    version = version_index[vi]
-            exports.append(make(name, demangle(name) if name[:2] == "_Z" else name,
-                                binding, types.get(stype, "other"), version))
+            version = vmap[versym[i] & 0x7FFF]
+            if version is _MISSING:
+                raise MalformedBinary(
+                    f"dynamic symbol {i} ({name}) has version index {versym[i] & 0x7FFF}, which no "
+                    "version definition or requirement declares"
+                )
+            exports.append(make(name, demangle(name) if name[:2] == "_Z" else name, cls[0], cls[1], version))
         return exports, imports
 
     def read_symtab(self) -> list[Symbol] | None:
@@ -660,20 +688,19 @@ class _Reader:
         is_text, text = _text(strtab)
         nul = "\0" if is_text else b"\0"
         find = text.find
-        ntab = len(strtab)
         demangle = _symbols.demangle
         make = _make_symbol
-        local_types = _LOCAL_TYPES
-        hidden = (STV_HIDDEN, STV_INTERNAL)
+        classes = _LOCAL_CLASS
         out: list[Symbol] = []
         seen: set[tuple[str, str]] = set()
         for i, (st_name, info, other, shndx) in enumerate(struct.iter_unpack(fmt, raw)):
-            if shndx == SHN_UNDEF or st_name == 0:
+            if shndx == SHN_UNDEF or not st_name:
                 continue
-            stype = local_types.get(info & 0xF)
-            if stype is None or not (info >> 4 == STB_LOCAL or (other & 3) in hidden):
+            stype = classes[info << 2 | other & 3]
+            if stype is None:
                 continue
-            if st_name >= ntab or (end := find(nul, st_name)) < 0:
+            end = find(nul, st_name)
+            if end < 0:
                 self.string(strtab, st_name, f".symtab symbol {i}")  # raises with the reason
             name = text[st_name:end] if is_text else text[st_name:end].decode("utf-8", "backslashreplace")
             if "@" in name:

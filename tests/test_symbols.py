@@ -1,0 +1,66 @@
+"""Demangling (c++filt spellings) and the qualified-name form the index files symbols under."""
+
+from __future__ import annotations
+
+import pytest
+
+from wheelaudit.facts import Symbol
+from wheelaudit.globs import SymbolPattern
+from wheelaudit.index import NameIndex, SymbolIndex
+from wheelaudit.symbols import demangle, qualified_name
+
+
+@pytest.mark.parametrize("mangled, want", [
+    ("_ZNK10executorch8backends7xnnpack14XnnpackBackend12is_availableEv",
+     "executorch::backends::xnnpack::XnnpackBackend::is_available() const"),
+    ("_ZTVN3mlx4core3FooE", "vtable for mlx::core::Foo"),
+    ("_ZTTN3mlx4core3FooE", "VTT for mlx::core::Foo"),
+    ("_ZTIN3mlx4core3FooE", "typeinfo for mlx::core::Foo"),
+    ("_ZThn8_N3mlx4core3Foo3barEv", "non-virtual thunk to mlx::core::Foo::bar()"),
+    ("_ZTv0_n24_N3mlx4core3Foo3barEv", "virtual thunk to mlx::core::Foo::bar()"),
+    ("_ZTch0_h16_N3mlx4core3Foo3barEv", "covariant return thunk to mlx::core::Foo::bar()"),
+    ("pthreadpool_create", "pthreadpool_create"),
+    ("_Znot_valid_itanium", "_Znot_valid_itanium"),
+])
+def test_demangle(mangled, want):
+    assert demangle(mangled) == want
+
+
+@pytest.mark.parametrize("demangled, want", [
+    ("int mlx::core::size_of_dtype<float>()", "mlx::core::size_of_dtype<float>()"),
+    ("unsigned long std::f<a, b>(x y)", "std::f<a, b>(x y)"),
+    ("vtable for mlx::core::Foo", "mlx::core::Foo"),
+    ("decltype(auto) ns::g<int>(int)", "ns::g<int>(int)"),
+    ("mlx::core::add(mlx::core::array const&, int)", "mlx::core::add(mlx::core::array const&, int)"),
+    ("mlx::core::operator new(unsigned long)", "mlx::core::operator new(unsigned long)"),
+    ("mlx::core::operator<<(std::ostream&, int)", "mlx::core::operator<<(std::ostream&, int)"),
+    ("(anonymous namespace)::f()", "(anonymous namespace)::f()"),
+    ("foo", "foo"),
+])
+def test_qualified_name(demangled, want):
+    assert qualified_name(demangled) == want
+
+
+def sym(mangled, weak=False):
+    return Symbol(mangled, demangle(mangled), "weak" if weak else "global", "func")
+
+
+def test_index_finds_template_instances_past_their_return_type():
+    # int mlx::core::size_of_dtype<float>()
+    s = sym("_ZN3mlx4core13size_of_dtypeIfEEiv")
+    assert s.demangled.startswith("int mlx::core::size_of_dtype<float>")
+    idx = SymbolIndex([s, sym("_ZN3mlx4core5addmmEv")])
+    assert idx.find(SymbolPattern("mlx::core::*")) and len(idx.find(SymbolPattern("mlx::core::*"))) == 2
+    assert [x.name for x in idx.find(SymbolPattern("mlx::core::size_of_dtype"))] == ["_ZN3mlx4core13size_of_dtypeIfEEiv"]
+    assert idx.find(SymbolPattern("mlx::core::add")) == []  # whole-name: addmm is not add
+    assert idx.find(SymbolPattern("_ZN3mlx4core5addmmEv"))  # a mangled entry matches too
+
+
+def test_strong_only_and_imports():
+    idx = SymbolIndex([sym("_ZN3mlx4core5arrayD1Ev", weak=True)])
+    assert idx.any(SymbolPattern("mlx::core::array"))
+    assert not idx.any(SymbolPattern("mlx::core::array"), strong_only=True)
+    imports = NameIndex(["_ZN10executorch7runtime27get_num_registered_backendsEv", "malloc"])
+    assert imports.any(SymbolPattern("executorch::runtime::get_num_registered_backends"))
+    assert imports.any(SymbolPattern("malloc"))
+    assert not imports.any(SymbolPattern("executorch::runtime::get_backend_class"))
