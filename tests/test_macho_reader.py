@@ -14,8 +14,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import mmap
 import os
+import pickle
 import random
 import shutil
 import struct
@@ -28,11 +30,13 @@ import pytest
 from macholib.MachO import MachO
 from macholib.SymbolTable import SymbolTable
 
-from wheelaudit.facts import Slice
+from wheelaudit.facts import Slice, Symbol
 from wheelaudit.readers import MalformedBinary, read_binary
 from wheelaudit.readers import macho
 
 lief.logging.disable()
+# lief's CPU_TYPE enum has no arm64_32: it warns and hands back the raw number
+pytestmark = pytest.mark.filterwarnings("ignore:.*is not a valid CPU_TYPE:RuntimeWarning")
 
 # ==============================================================================================
 # Reference tables, written from <mach/machine.h> / <mach-o/loader.h> independently of the reader
@@ -526,7 +530,7 @@ RICH_SYMBOLS = [
     (b"_resolver_fn", N_SECT | N_EXT, 1, 0, 0x1020),
     (b"_weak_data", N_SECT | N_EXT, 2, 0x80, 0x2000),
     (b"_tlv_var", N_SECT | N_EXT, 3, 0, 0x2100),
-    (b"_abs_sym", N_ABS | N_EXT, 0, 0, 0x1234),
+    (b"_abs_sym", N_ABS | N_EXT, 0, 0, 0x1080),  # absolute: data, though the value lies in __text
     (b"_malloc", N_EXT, 0, 0x0100, 0),
     (b"dyld_stub_binder", N_EXT, 0, 0x0100, 0),
     (b"_up_fn", N_EXT, 0, 0x0400, 0),
@@ -537,7 +541,7 @@ RICH_TRIE = {
     b"_resolver_fn": term_resolver(0x1020, 0x1030),
     b"_weak_data": term_regular(0x2000, EXPORT_WEAK),
     b"_tlv_var": term_regular(0x2100, 0x01),
-    b"_abs_sym": term_regular(0x1234, 0x02),
+    b"_abs_sym": term_regular(0x1080, 0x02),
     b"_reexported_alias": term_reexport(3, b"_other"),
 }
 RICH_DYLIBS = [
@@ -902,6 +906,9 @@ def test_synthetic_facts(extra_files: dict[str, Path]) -> None:
             ("abs_sym", "abs_sym", "global", "data"),
         }
         assert s.notes == ["1 re-exported symbol(s) (EXPORT_SYMBOL_FLAGS_REEXPORT) not listed"]
+        # trie (preorder) order, as `llvm-objdump --exports-trie` lists them
+        assert [x.name for x in s.exports] == ["pub_fn", "_ZN2ns3fooEv", "resolver_fn", "weak_data", "tlv_var",
+                                               "abs_sym"]
         assert s.imports == ["malloc", "dyld_stub_binder", "up_fn"]
         assert [(x.name, x.type, x.binding) for x in s.locals] == [
             ("static_fn", "func", "local"), ("static_data", "data", "local"), ("hidden_fn", "func", "local")]
@@ -932,6 +939,19 @@ def test_zippered_build_versions() -> None:
     assert (s.min_os, s.sdk, s.notes) == ("11.0", "12.1", [])
     (s,) = macho.parse(Synth(build_version=(6, 0x0E0000, 0)).build())
     assert (s.min_os, s.sdk, s.notes) == ("14.0", None, ["deployment target is for maccatalyst, not macOS"])
+
+
+def test_symbols_are_plain_symbols(extra_files: dict[str, Path]) -> None:
+    """Exports and locals equal regular ``Symbol`` objects and survive pickling (worker processes)."""
+    (s,) = parse_file(extra_files["rich.dylib"])
+    for sym in s.exports + s.locals:
+        assert type(sym) is Symbol
+        assert sym == Symbol(sym.name, sym.demangled, sym.binding, sym.type)
+        assert hash(sym) == hash(Symbol(sym.name, sym.demangled, sym.binding, sym.type))
+        assert sym.version is None
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            sym.name = "x"  # type: ignore[misc]
+    assert pickle.loads(pickle.dumps(s)) == s
 
 
 def test_symtab_details() -> None:
@@ -1219,6 +1239,15 @@ def test_export_trie_corruption() -> None:
         deep += node + b"\x01a\x00" + bytes([(child & 0x7F) | 0x80, ((child >> 7) & 0x7F) | 0x80, child >> 14])
     deep += b"\x02\x00\x00\x00"
     assert_malformed(_trie_image(bytes(deep)), "deeper than")
+    # a long edge shared by many terminals: names would expand far beyond the trie (a memory bomb)
+    long_label = 64 * 1024
+    bomb = bytearray(b"\x00\x01" + b"a" * long_label + b"\x00" + uleb(long_label + 6))
+    for _ in range(2000):
+        nxt = len(bomb) + 3 + 1 + 2 + 3
+        bomb += b"\x02\x00\x00\x01b\x00" + bytes([(nxt & 0x7F) | 0x80, ((nxt >> 7) & 0x7F) | 0x80, nxt >> 14])
+    bomb += b"\x02\x00\x00\x00"
+    assert uleb(long_label + 6) == bytes(bomb[long_label + 3 : long_label + 6])
+    assert_malformed(_trie_image(bytes(bomb)), "names expand to more than the trie can hold")
 
 
 def test_random_corruption_never_escapes(fixture_libs: Path, extra_files: dict[str, Path]) -> None:

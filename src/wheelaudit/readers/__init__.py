@@ -43,7 +43,8 @@ def detect(head: bytes) -> Format | None:
     """Return the native format announced by the first bytes of a file, or None.
 
     ``CAFEBABE`` is also the magic of Java class files; a fat Mach-O header has a small
-    architecture count (< 30) where a class file has its version (>= 45) in the same place.
+    architecture count where a class file has its version (major >= 45) in the same place, so
+    counts of 45 and more are taken for Java.
     """
     if head[:4] == ELF_MAGIC:
         return "elf"
@@ -51,7 +52,7 @@ def detect(head: bytes) -> Format | None:
         return "macho"
     if head[:4] in FAT_MAGICS and len(head) >= 8:
         nfat = int.from_bytes(head[4:8], "big")
-        return "macho" if 0 < nfat < 30 else None
+        return "macho" if 0 < nfat < 45 else None
     if head[:2] == PE_MAGIC:
         return "pe"
     return None

@@ -6,17 +6,32 @@ and the dyld export trie. Everything is bounds-checked against the image (a fat 
 within its own ``[offset, offset + size)``); anything that does not fit raises
 :class:`~wheelaudit.readers.MalformedBinary` with the reason.
 
+What goes where:
+
+* ``exports``: the dyld export trie (``LC_DYLD_EXPORTS_TRIE``, else ``LC_DYLD_INFO[_ONLY]``) when
+  the image has one, even an empty one (that is what dyld sees); re-exports are left out and
+  counted in ``Slice.notes``. Without a trie (object files, pre-10.6 images): the ``N_EXT``, not
+  ``N_PEXT``, defined (``N_SECT``/``N_ABS``, or common) nlist entries. ``type`` is "func" when the
+  address lies in a section with instructions, else "data" (thread-locals, absolutes included).
+* ``imports``: ``N_EXT`` undefined nlist entries (not commons), deduplicated, in table order.
+* ``locals``: defined nlist entries that are not ``N_EXT`` or are ``N_PEXT``, debug stabs excluded.
+* ``min_os``/``sdk``: the macOS ``LC_BUILD_VERSION`` if there is one (else the first), else
+  ``LC_VERSION_MIN_*``; a non-macOS deployment target is noted.
+* a fat slice holding a static archive (a universal ``.a``) is returned as an "object" slice with
+  a note; its members are not read.
+
 Reference: ``<mach-o/loader.h>``, ``<mach-o/nlist.h>``, ``<mach-o/fat.h>`` and dyld's
 ``MachOLoaded::trieWalk`` / LLVM's ``MachOObjectFile`` for the export trie.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import struct
 from bisect import bisect_right
 from collections.abc import Sequence
 
-from ..facts import Dependency, Kind, Rpath, Slice, Symbol, SymbolType
+from ..facts import Dependency, Kind, Rpath, Slice, Symbol
 from ..symbols import demangle
 from . import Buffer, MalformedBinary, find_strings
 
@@ -213,7 +228,7 @@ def _text(raw: bytes) -> str:
 
 def _undecorate(raw: bytes) -> str:
     """A Mach-O symbol name less its leading underscore (names without one stay as they are)."""
-    return _text(raw[1:] if raw[:1] == b"_" else raw)
+    return (raw[1:] if raw[:1] == b"_" else raw).decode("utf-8", "backslashreplace")
 
 
 def _uleb(buf: bytes, pos: int, end: int, what: str) -> tuple[int, int]:
@@ -235,6 +250,53 @@ def _uleb(buf: bytes, pos: int, end: int, what: str) -> tuple[int, int]:
             raise MalformedBinary(f"{what}: overlong ULEB128 (more than 10 bytes) at offset {pos - 10}")
 
 
+def _symbol_maker():
+    """``Symbol(name, demangled, binding, type)``, built without the frozen dataclass ``__init__``.
+
+    That ``__init__`` makes five ``object.__setattr__`` calls (~3 us a symbol, a second per 300k
+    symbols); filling the instance ``__dict__`` directly gives the same object at about a third of
+    the cost. Used only if it provably builds an identical ``Symbol`` (no slots, same fields, equal,
+    same hash), else the regular constructor is.
+    """
+    new = object.__new__
+
+    def make(name: str, demangled: str, binding: str, sym_type: str) -> Symbol:
+        sym = new(Symbol)
+        d = sym.__dict__
+        d["name"] = name
+        d["demangled"] = demangled
+        d["binding"] = binding
+        d["type"] = sym_type
+        d["version"] = None
+        return sym
+
+    try:
+        names = {f.name for f in dataclasses.fields(Symbol)}
+        probe, regular = make("_Z1fv", "f()", "weak", "func"), Symbol("_Z1fv", "f()", "weak", "func")
+        if (names == {"name", "demangled", "binding", "type", "version"} and "__slots__" not in vars(Symbol)
+                and not hasattr(Symbol, "__post_init__") and probe == regular and hash(probe) == hash(regular)
+                and repr(probe) == repr(regular)):
+            return make
+    except Exception:  # noqa: BLE001 - any surprise: use the regular constructor
+        pass
+    return Symbol
+
+
+_make_symbol = _symbol_maker()
+
+
+class _Demangler(dict):
+    """``symbols.demangle`` memoised for one file: the slices of a universal binary share names."""
+
+    def __call__(self, name: str) -> str:
+        if not name.startswith("_Z"):
+            return name
+        demangled = self.get(name)
+        if demangled is None:
+            demangled = self[name] = demangle(name)
+        return demangled
+
+
 # ---- entry point ----------------------------------------------------------------------------
 def parse(data: Buffer, needles: Sequence[bytes] = ()) -> list[Slice]:
     """Facts of each architecture of a Mach-O file, in file (fat header) order."""
@@ -243,11 +305,12 @@ def parse(data: Buffer, needles: Sequence[bytes] = ()) -> list[Slice]:
         raise MalformedBinary(f"truncated Mach-O file ({size} bytes)")
     magic = bytes(data[:4])
     if magic in _FAT_MAGIC_BYTES:
-        return _parse_fat(data, size, magic == _FAT_MAGIC_BYTES[1], needles)
-    return [_Image(data, 0, size, "").parse(needles)]
+        return _parse_fat(data, size, magic == _FAT_MAGIC_BYTES[1], needles, _Demangler())
+    return [_Image(data, 0, size, "", _Demangler()).parse(needles)]
 
 
-def _parse_fat(data: Buffer, size: int, is64: bool, needles: Sequence[bytes]) -> list[Slice]:
+def _parse_fat(data: Buffer, size: int, is64: bool, needles: Sequence[bytes],
+               demangler: _Demangler) -> list[Slice]:
     kind = "fat64" if is64 else "fat"
     if size < 8:
         raise MalformedBinary(f"truncated {kind} header ({size} bytes, need 8)")
@@ -289,7 +352,7 @@ def _parse_fat(data: Buffer, size: int, is64: bool, needles: Sequence[bytes]) ->
                       notes=["static archive (ar) slice: its members are not read"])
             s.strings = find_strings(data, needles, offset, offset + length)
         else:  # (a slice that is itself fat is refused there: "nested fat binary")
-            s = _Image(data, offset, length, where + ": ").parse(needles)
+            s = _Image(data, offset, length, where + ": ", demangler).parse(needles)
             if s.arch != fat_arch:
                 s.notes.append(f"fat header says {fat_arch}, the slice's own header says {s.arch}")
         if s.arch in seen:
@@ -302,7 +365,8 @@ def _parse_fat(data: Buffer, size: int, is64: bool, needles: Sequence[bytes]) ->
 class _Image:
     """One Mach-O image: ``data[base : base + size]``; every offset inside is relative to ``base``."""
 
-    def __init__(self, data: Buffer, base: int, size: int, where: str) -> None:
+    def __init__(self, data: Buffer, base: int, size: int, where: str, demangler: _Demangler) -> None:
+        self.demangle = demangler
         self.data = data
         self.base = base
         self.size = size
@@ -471,17 +535,14 @@ class _Image:
         return _text(bytes(self.data[lc + str_off : end]))
 
     # ---- LC_SYMTAB -----------------------------------------------------------------------------
-    def symbol_type(self, n_type: int, n_sect: int, name: bytes) -> SymbolType:
-        if n_type & N_TYPE != N_SECT:
-            return "data"  # N_ABS: not in any section
-        if n_sect == 0 or n_sect > len(self.sections):
-            raise self.bad(f"symbol {_text(name)!r} refers to section {n_sect}; "
-                           f"the image has {len(self.sections)}")
-        return "func" if self.sections[n_sect - 1][2] & _CODE else "data"
-
     def read_symtab(self, symtab: tuple[int, int, int, int] | None, s: Slice,
                     collect_exports: bool) -> list[Symbol]:
-        """Fill ``s.imports`` and ``s.locals``; return the N_EXT definitions (the fallback exports)."""
+        """Fill ``s.imports`` and ``s.locals``; return the N_EXT definitions (the fallback exports).
+
+        The hot loop: one ``struct.iter_unpack`` over the nlist table, names read in place with
+        ``find(b"\\0")`` (no copy of the string table); external definitions are skipped without
+        reading their names when the export trie is what lists the exports.
+        """
         if symtab is None:
             return []
         symoff, nsyms, stroff, strsize = symtab
@@ -494,143 +555,186 @@ class _Image:
         str_start = base + stroff
         str_end = str_start + strsize
         find = data.find
+        # per n_sect (1-based): does the section hold instructions?
+        code = [False] + [bool(flags & _CODE) for _, _, flags in self.sections]
+        nsects = len(self.sections)
 
-        def name_of(index: int, strx: int) -> bytes:
-            if strx == 0:
-                return b""
-            if strx >= strsize:
-                raise self.bad(f"symbol {index}: name offset {strx} is past the string table "
-                               f"({strsize} bytes)")
-            start = str_start + strx
-            end = find(b"\0", start, str_end)
-            if end < 0:
-                raise self.bad(f"symbol {index}: name at string table offset {strx} is not "
-                               f"NUL-terminated (string table without terminator)")
-            return bytes(data[start:end])
-
-        exports: list[Symbol] = []
+        defined: list[tuple[bytes, str, bool]] = []  # fallback exports: (raw name, type, weak)
+        local_raw: list[tuple[bytes, str]] = []
         imports: list[str] = []
-        seen_imports: set[str] = set()
-        local_syms: list[Symbol] = []
+        seen_imports: set[bytes] = set()
         indirect = 0
+        index = -1
         for index, (strx, n_type, n_sect, n_desc, n_value) in enumerate(struct.iter_unpack(fmt, table)):
             if n_type & N_STAB:
                 continue
             t = n_type & N_TYPE
-            if t == N_UNDF or t == N_PBUD:
+            if t == N_SECT or t == N_ABS:
+                exported = n_type & N_EXT and not n_type & N_PEXT
+                if exported and not collect_exports:
+                    continue
+                if t == N_ABS:
+                    sym_type = "data"
+                elif 0 < n_sect <= nsects:
+                    sym_type = "func" if code[n_sect] else "data"
+                else:
+                    raise self.bad(f"symbol {index} refers to section {n_sect}; the image has {nsects}")
+            elif t == N_UNDF or t == N_PBUD:
                 if not n_type & N_EXT:
                     continue
                 if t == N_UNDF and n_value != 0:  # a common symbol: a (data) definition
-                    if collect_exports and not n_type & N_PEXT:
-                        name = _undecorate(name_of(index, strx))
-                        exports.append(Symbol(name, demangle(name), "global", "data"))
-                    continue
-                name = _undecorate(name_of(index, strx))
-                if name not in seen_imports:
-                    seen_imports.add(name)
-                    imports.append(name)
-            elif t == N_SECT or t == N_ABS:
-                raw = name_of(index, strx)
-                sym_type = self.symbol_type(n_type, n_sect, raw)
-                if n_type & N_EXT and not n_type & N_PEXT:
-                    if collect_exports:
-                        name = _undecorate(raw)
-                        binding = "weak" if n_desc & N_WEAK_DEF else "global"
-                        exports.append(Symbol(name, demangle(name), binding, sym_type))
+                    if not collect_exports or n_type & N_PEXT:
+                        continue
+                    exported, sym_type = True, "data"
                 else:
-                    name = _undecorate(raw)
-                    local_syms.append(Symbol(name, demangle(name), "local", sym_type))
-            elif t == N_INDR and n_type & N_EXT and not n_type & N_PEXT:
-                indirect += 1
+                    exported, sym_type = None, ""  # an import
+            else:
+                if t == N_INDR and n_type & N_EXT and not n_type & N_PEXT:
+                    indirect += 1
+                continue
+            # the name, read in place
+            if strx:
+                if strx >= strsize:
+                    raise self.bad(f"symbol {index}: name offset {strx} is past the string table "
+                                   f"({strsize} bytes)")
+                name_at = str_start + strx
+                name_end = find(b"\0", name_at, str_end)
+                if name_end < 0:
+                    raise self.bad(f"symbol {index}: name at string table offset {strx} is not "
+                                   f"NUL-terminated (string table without terminator)")
+                raw = data[name_at:name_end]
+            else:
+                raw = b""
+            if exported is None:
+                if raw not in seen_imports:
+                    seen_imports.add(raw)
+                    imports.append(_undecorate(raw))
+            elif exported:
+                defined.append((raw, sym_type, bool(n_desc & N_WEAK_DEF)))
+            else:
+                local_raw.append((raw, sym_type))
         if collect_exports and indirect:
             s.notes.append(f"{indirect} indirect (N_INDR) symbol(s) not listed as exports")
         s.imports = imports
+        dm, make = self.demangle, _make_symbol
+        local_syms = []
+        for raw, sym_type in local_raw:
+            name = _undecorate(raw)
+            local_syms.append(make(name, dm(name), "local", sym_type))
         s.locals = local_syms
+        exports = []
+        for raw, sym_type, weak in defined:
+            name = _undecorate(raw)
+            exports.append(make(name, dm(name), "weak" if weak else "global", sym_type))
         return exports
 
     # ---- the export trie -----------------------------------------------------------------------
-    def code_lookup(self):
-        """Return ``is_code(address)`` over the section table (addresses relative to the image)."""
-        spans = sorted((addr, addr + size, flags) for addr, size, flags in self.sections if size)
-        starts = [a for a, _, _ in spans]
-        image_base = self.image_base
-
-        def is_code(offset: int) -> bool:
-            address = image_base + offset
-            k = bisect_right(starts, address) - 1
-            return k >= 0 and address < spans[k][1] and bool(spans[k][2] & _CODE)
-
-        return is_code
-
     def read_trie(self, trie_off: int, trie_size: int, notes: list[str]) -> list[Symbol]:
+        """Walk the export trie iteratively (explicit stack, each node visited at most once)."""
         if trie_size == 0:
             return []
         self.check_range(trie_off, trie_size, "export trie")
         trie = bytes(self.data[self.base + trie_off : self.base + trie_off + trie_size])
         end = len(trie)
-        is_code = self.code_lookup()
         what = self.where + "export trie"
-        exports: list[Symbol] = []
+        found: list[tuple[bytes, int, int]] = []  # (raw name, flags, address)
+        found_append = found.append
+        trie_find = trie.find
         reexports = 0
-        visited: set[int] = set()
+        seen = bytearray(end)  # node offsets visited: a node reached twice means a cycle
         # name bytes a sane trie can expand to (a terminal costs at least ~6 trie bytes)
         name_budget = 256 * end + (16 << 20)
         path = bytearray()
-        # DFS frames: [position of the next child entry, children left, len(path) at this node]
-        stack: list[list[int]] = []
-        node = 0
-        while True:
+        # pending nodes: (offset, length of the parent's name, edge label, depth). A node is
+        # popped once; its children are pushed (each parsed once), so the work is linear in the
+        # trie's size whatever its shape.
+        stack: list[tuple[int, int, bytes, int]] = [(0, 0, b"", 0)]
+        pop, push = stack.pop, stack.extend
+        while stack:
+            node, parent_len, label, depth = pop()
             if node >= end:
                 raise MalformedBinary(f"{what}: child node offset {node} is past the trie ({end} bytes)")
-            if node in visited:
-                raise MalformedBinary(f"{what}: node at offset {node} is reached twice (cyclic or shared node)")
-            visited.add(node)
-            terminal_size, pos = _uleb(trie, node, end, what)
+            if seen[node]:
+                raise MalformedBinary(f"{what}: node at offset {node} is reached twice "
+                                      f"(cyclic or shared node)")
+            seen[node] = 1
+            del path[parent_len:]
+            path += label
+            if len(path) > MAX_NAME:
+                raise MalformedBinary(f"{what}: symbol name longer than {MAX_NAME} bytes")
+            byte = trie[node]
+            if byte < 0x80:
+                terminal_size, pos = byte, node + 1
+            else:
+                terminal_size, pos = _uleb(trie, node, end, what)
             children_at = pos + terminal_size
             if children_at >= end:
                 raise MalformedBinary(f"{what}: node at offset {node}: terminal information "
                                       f"({terminal_size} bytes) runs past the trie")
             if terminal_size:
-                flags, pos = _uleb(trie, pos, children_at, what)
+                byte = trie[pos]
+                if byte < 0x80:
+                    flags, pos = byte, pos + 1
+                else:
+                    flags, pos = _uleb(trie, pos, children_at, what)
                 if flags & EXPORT_SYMBOL_FLAGS_REEXPORT:
                     reexports += 1
                 else:
                     address, pos = _uleb(trie, pos, children_at, what)
                     if flags & EXPORT_SYMBOL_FLAGS_STUB_AND_RESOLVER:
-                        _, pos = _uleb(trie, pos, children_at, what)
+                        _uleb(trie, pos, children_at, what)
                     name_budget -= len(path)
                     if name_budget < 0:
                         raise MalformedBinary(f"{what}: names expand to more than the trie can hold "
                                               f"(hostile prefix sharing)")
-                    name = _undecorate(bytes(path))
-                    kind = flags & EXPORT_SYMBOL_FLAGS_KIND_MASK
-                    sym_type: SymbolType = "func" if kind == 0 and is_code(address) else "data"
-                    binding = "weak" if flags & EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION else "global"
-                    exports.append(Symbol(name, demangle(name), binding, sym_type))
+                    found_append((bytes(path), flags, address))
             nchildren = trie[children_at]
             if nchildren:
-                if len(stack) >= MAX_TRIE_DEPTH:
+                if depth >= MAX_TRIE_DEPTH:
                     raise MalformedBinary(f"{what}: deeper than {MAX_TRIE_DEPTH} levels")
-                stack.append([children_at + 1, nchildren, len(path)])
-            # the next node: the next child of the deepest node that has one left
-            while stack:
-                frame = stack[-1]
-                if frame[1] == 0:
-                    stack.pop()
-                    continue
-                label_at = frame[0]
-                label_end = trie.find(b"\0", label_at, end)
-                if label_end < 0:
-                    raise MalformedBinary(f"{what}: edge label at offset {label_at} is not NUL-terminated")
-                del path[frame[2]:]
-                path += trie[label_at:label_end]
-                if len(path) > MAX_NAME:
-                    raise MalformedBinary(f"{what}: symbol name longer than {MAX_NAME} bytes")
-                node, frame[0] = _uleb(trie, label_end + 1, end, what)
-                frame[1] -= 1
-                break
-            else:
-                break
+                depth += 1
+                name_len = len(path)
+                pos = children_at + 1
+                children = []
+                for _ in range(nchildren):
+                    label_end = trie_find(b"\0", pos, end)
+                    if label_end < 0:
+                        raise MalformedBinary(f"{what}: edge label at offset {pos} is not NUL-terminated")
+                    label = trie[pos:label_end]
+                    # the child's offset (ULEB128, inline: this runs once per edge)
+                    pos = label_end + 1
+                    child = shift = 0
+                    while True:
+                        if pos >= end:
+                            raise MalformedBinary(f"{what}: truncated ULEB128 at offset {pos}")
+                        byte = trie[pos]
+                        pos += 1
+                        child |= (byte & 0x7F) << shift
+                        if byte < 0x80:
+                            break
+                        shift += 7
+                        if shift >= 70:
+                            raise MalformedBinary(f"{what}: overlong ULEB128 (more than 10 bytes) "
+                                                  f"at offset {pos - 10}")
+                    children.append((child, name_len, label, depth))
+                children.reverse()  # popped in trie order
+                push(children)
         if reexports:
             notes.append(f"{reexports} re-exported symbol(s) (EXPORT_SYMBOL_FLAGS_REEXPORT) not listed")
+
+        # addresses -> func/data through the section table (addresses are image-relative)
+        spans = sorted((addr, addr + size, bool(flags & _CODE)) for addr, size, flags in self.sections if size)
+        starts = [a for a, _, _ in spans]
+        image_base = self.image_base
+        dm, make = self.demangle, _make_symbol
+        exports = []
+        for raw, flags, address in found:
+            sym_type = "data"
+            if not flags & EXPORT_SYMBOL_FLAGS_KIND_MASK:  # regular (not thread-local, not absolute)
+                k = bisect_right(starts, image_base + address) - 1
+                if k >= 0 and image_base + address < spans[k][1] and spans[k][2]:
+                    sym_type = "func"
+            name = _undecorate(raw)
+            binding = "weak" if flags & EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION else "global"
+            exports.append(make(name, dm(name), binding, sym_type))
         return exports
