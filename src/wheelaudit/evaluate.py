@@ -124,8 +124,8 @@ class LibraryEvidence:
     def strings(self) -> list[str]:
         return list(dict.fromkeys(n for s in self.slices for n in s.strings))
 
-    def describe(self) -> str:
-        """``libfoo.so (exported: a, b; string: "x")``."""
+    def evidence(self) -> str:
+        """``exported: a, b; string: "x"`` (with the wheel it came from, for --together)."""
         parts = []
         kinds = sorted(self.kinds - {"string"})
         if self.symbols:
@@ -134,7 +134,11 @@ class LibraryEvidence:
             parts.append("string: " + ", ".join(f'"{s}"' for s in self.strings[:EXAMPLES]))
         if self.origin:
             parts.insert(0, self.origin)
-        return f"{self.path} ({'; '.join(parts)})"
+        return "; ".join(parts)
+
+    def describe(self) -> str:
+        """``libfoo.so (exported: a, b; string: "x")``."""
+        return f"{self.path} ({self.evidence()})"
 
 
 def library_evidence(ctx: Context, b: Binary, comp: ComponentRule) -> LibraryEvidence:
@@ -296,8 +300,8 @@ def check_component(ctx: Context, comp: ComponentRule) -> list[Finding]:
         if len(definers) == 1 and wrong:
             out.append(Finding(
                 "WA203",
-                f"component {comp.name} is defined by {_where(ctx, wrong[0])}, not by its owner {owner_desc}"
-                + ("" if owners else " (which does not ship)") + f": {evidence_desc}",
+                f"component {comp.name} is defined by {_where(ctx, wrong[0])} ({definers[wrong[0]].evidence()}),"
+                f" not by its owner {owner_desc}" + ("" if owners else " (which does not ship)"),
                 subject=comp.name, paths=wrong, symbols=_syms(definers), rule=rid))
         for o in owners:
             if o not in definers and not _is_exempt(comp, o):
@@ -425,7 +429,7 @@ def check_binary(ctx: Context, rule: BinaryRule) -> list[Finding]:
                 continue
             e = ctx.evidence(comp).get(b.path)
             if e is not None and e.any:
-                out.append(Finding("WA401", f"{b.path} defines component {cname}, which it must not: {e.describe()}",
+                out.append(Finding("WA401", f"{b.path} defines component {cname}, which it must not ({e.evidence()})",
                                    subject=rule.name, paths=[b.path], symbols=e.symbols[:EXAMPLES], rule=rid))
         if rule.must_import:
             imports = ctx.imports(b)

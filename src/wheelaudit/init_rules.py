@@ -91,7 +91,9 @@ def _alternatives(items: list[str]) -> str:
 
 def _identity_problem(b: Binary) -> str | None:
     """Why ``identity = "filename"`` would fail for ``b``, or None (mirrors the check)."""
-    if not b.ok or b.kind != "shared":
+    from .evaluate import is_python_extension
+
+    if not b.ok or b.kind != "shared" or is_python_extension(b):
         return None
     for sl in b.slices:
         ident = sl.identity

@@ -96,14 +96,13 @@ def render_inspect(wheels: list[Wheel], out: TextIO, color: bool = False, symbol
         rows = []
         for b in w.libraries:
             if not b.ok:
-                rows.append([b.path, b.format, "?", b.kind, human_size(b.size), "-", "-", "-", "-", paint("unreadable", "error", color)])
+                rows.append([b.path, b.format, "?", b.kind, human_size(b.size), paint("unreadable", "error", color), "-", "-", "-", "-"])
                 continue
             sl0 = b.slices[0]
             rows.append([
                 b.path, b.format, ",".join(b.archs), b.kind, human_size(b.size), b.identity or "-",
                 str(len(b.dependencies)), "/".join(str(s.exports_count) for s in b.slices),
-                "/".join(str(s.imports_count) for s in b.slices),
-                ", ".join(b.rpaths) or "-",
+                "/".join(str(s.imports_count) for s in b.slices), str(len(b.rpaths)),
             ])
             del sl0
         if rows:
@@ -126,7 +125,15 @@ def render_inspect(wheels: list[Wheel], out: TextIO, color: bool = False, symbol
                 res = (resolutions or {}).get(b.path, {}).get(sl.arch, {})
                 for d in sl.dependencies:
                     kind = "" if d.kind in ("needed", "load") else f" ({d.kind})"
-                    shown = f"  → {res[d.name] or 'unresolved'}" if d.name in res else ""
+                    shown = ""
+                    if d.name in res:
+                        where = res[d.name]
+                        if where is None:
+                            shown = "  → " + paint("unresolved", "error", color)
+                        elif where == f"external: {d.name}":
+                            shown = "  → external (allowed)"
+                        else:
+                            shown = f"  → {where}"
                     out.write(f"{prefix}  dep {d.name}{kind}{shown}\n")
                 for r in sl.rpaths:
                     out.write(f"{prefix}  {r.kind} {r.path!r}\n")
