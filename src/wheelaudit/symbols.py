@@ -72,6 +72,15 @@ def qualified_name(demangled: str) -> str:
     nothing to strip.
     """
     name = demangled
+    # fast path, for nearly every name: no space before the first "(" or "<" means no return
+    # type and no special-name phrase
+    stop = len(name)
+    for ch in "(<":
+        k = name.find(ch)
+        if k != -1 and k < stop:
+            stop = k
+    if name.find(" ", 0, stop) == -1 and not name.startswith("decltype("):
+        return demangled
     for prefix in _SPECIAL_PREFIXES:
         if name.startswith(prefix):
             name = name[len(prefix):]
