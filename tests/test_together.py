@@ -347,3 +347,33 @@ def test_executorch_rules_together_with_mlx(fixture_wheels, extra):
     assert ("WA201", "backend_mlx") in errors
     assert all(code in {"WA201", "WA301", "WA501"} for code, _ in errors), errors
 
+
+
+# --------------------------------------------------------------------------------------------
+# the pytest plugin, --wheelaudit-together
+
+pytest_plugins = ["pytester"]
+
+
+def test_plugin_together_fails_the_component_naming_both_wheels(pytester, fixture_wheels, extra):
+    import shutil
+
+    pytester.makeini("[pytest]\n")
+    rules = ROOT / "rules" / "runtimes.toml"
+    shutil.copy(rules, pytester.path / "rules.toml")
+    dist = pytester.path / "dist"
+    dist.mkdir()
+    a = shutil.copy(fixture_wheels["macos_clean"], dist)
+    b = shutil.copy(extra["mlx"], dist)
+    res = pytester.runpytest("--wheelaudit", str(a), str(b), "--wheelaudit-rules", "rules.toml",
+                             "--wheelaudit-together", "-p", "no:cacheprovider", "-k", "component")
+    out = res.stdout.str()
+    # one item per rule for the set, not per wheel; the mlx component fails naming both wheels
+    assert "component::mlx FAILED" in out or "component::mlx" in out
+    res.assert_outcomes(failed=1, passed=6)
+    assert "WA201" in out and "executorch-1.5.1" in out and "mlx_metal-0.32.4" in out
+    # alone, each wheel passes the same items
+    for w in (a, b):
+        alone = pytester.runpytest("--wheelaudit", str(w), "--wheelaudit-rules", "rules.toml",
+                                   "-p", "no:cacheprovider", "-k", "component")
+        alone.assert_outcomes(passed=7)

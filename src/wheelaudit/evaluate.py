@@ -276,8 +276,9 @@ def check_component(ctx: Context, comp: ComponentRule) -> list[Finding]:
         paths = sorted(definers)
         out.append(Finding(
             "WA201",
-            f"component {comp.name} is defined by {len(paths)} libraries, expected exactly one"
-            f" ({owner_desc}): {evidence_desc}. More than one definition means more than one {comp.name} in the process.",
+            f"component {comp.name} is defined by {len(paths)} libraries, expected "
+            + (f"exactly one ({owner_desc})" if comp.owner is not None else "at most one")
+            + f": {evidence_desc}. More than one definition means more than one {comp.name} in the process.",
             subject=comp.name, paths=paths, symbols=_syms(definers), rule=rid))
     if not definers:
         if owners:

@@ -72,6 +72,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--wheelaudit-ignore", action="append", default=None, metavar="CODES", dest="wheelaudit_ignore",
         help="never these finding codes or prefixes; default: the rules' own ignore")
     group.addoption(
+        "--wheelaudit-together", action="store_true", default=False, dest="wheelaudit_together",
+        help="audit the given wheels as one install (like check --together): one item per rule for the set")
+    group.addoption(
         "--wheelaudit-fail-on", choices=["error", "warning"], default=None, dest="wheelaudit_fail_on",
         help="lowest severity that fails an item (default: the rules' fail-on, else error)")
     parser.addini("wheelaudit_wheels", "wheels to audit: paths or globs relative to the rootdir, one a "
@@ -215,13 +218,35 @@ class _State:
         return audit_wheels([_fresh(wheel)], ruleset, select=select, ignore=ignore, fail_on=fail_on)
 
     def session_report(self, path: Path) -> Report:
-        """The session's report for one of the given wheels (evaluated once)."""
+        """The session's report for one of the given wheels (evaluated once); with
+        ``--wheelaudit-together``, ``path`` is the first wheel and the report is the set's."""
         key = path.resolve()
         report = self._reports.get(key)
         if report is None:
-            report = self._reports[key] = self.audit(path)
+            if self.together:
+                report = self._reports[key] = self.together_report()
+            else:
+                report = self._reports[key] = self.audit(path)
             self.audited.append(path)
         return report
+
+    @property
+    def together(self) -> bool:
+        return bool(self.config.getoption("wheelaudit_together", False))
+
+    def together_report(self) -> Report:
+        """All given wheels laid out as one install, evaluated with the session's rules."""
+        from .api import audit_wheels
+        from .together import merge_wheels
+
+        try:
+            ruleset = self.ruleset()
+        except _Problem as exc:
+            pytest.fail(str(exc), pytrace=False)
+        strings = ruleset.strings() if ruleset is not None else []
+        merged = merge_wheels([_fresh(self.scan(p, strings)) for p in self.wheel_paths()])
+        select, ignore, fail_on = self.gate()
+        return audit_wheels([merged], ruleset, select=select, ignore=ignore, fail_on=fail_on)
 
 
 _STATE_KEY = pytest.StashKey[_State]()
@@ -361,6 +386,25 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         raise pytest.UsageError(str(exc)) from None
     if not paths:
         raise pytest.UsageError(f"wheelaudit: {_NO_WHEELS}")
+    if state.together:
+        # one collector for the set; its traits are the union of the wheels' (as --together)
+        from .conditions import WheelTraits
+
+        traits = WheelTraits(
+            platforms=tuple(sorted({p for _, _, t, _ in wheels for p in t.platforms})),
+            os=frozenset().union(*(t.os for _, _, t, _ in wheels)),
+            arch=frozenset().union(*(t.arch for _, _, t, _ in wheels)),
+            version="+".join(t.version for _, _, t, _ in wheels),
+            pythons=tuple(sorted({p for _, _, t, _ in wheels for p in t.pythons})),
+            name="+".join(t.name for _, _, t, _ in wheels),
+        )
+        label = "+".join(lab for lab, _, _, _ in wheels)
+        tags = "; ".join(tg for _, _, _, tg in wheels)
+        first = wheels[0][1]
+        collector = WheelauditWheel.from_parent(session, name=label, path=first, nodeid=label,
+                                                wheel_path=first, traits=traits, tags=tags, plans=plans)
+        items.extend(session.genitems(collector))
+        return
     for label, path, traits, tags in wheels:
         collector = WheelauditWheel.from_parent(session, name=path.name, path=path, nodeid=label,
                                                 wheel_path=path, traits=traits, tags=tags, plans=plans)
@@ -380,7 +424,7 @@ def _wheel_tags(path: Path) -> tuple[Any, str]:
     except OSError as exc:
         raise _Problem(f"wheelaudit: cannot read {path}: {exc}") from None
     tags = ", ".join(str(t) for t in info.tags) or "a wheel without tags"
-    return traits_from_tags(info.tags, info.version), tags
+    return traits_from_tags(info.tags, info.version, name=info.name), tags
 
 
 class WheelauditWheel(pytest.Collector):

@@ -25,13 +25,17 @@ class WheelReport:
 
     def to_dict(self) -> dict[str, Any]:
         w = self.wheel
-        return {
+        d: dict[str, Any] = {
             "path": str(w.path),
             "name": w.name,
             "version": w.version,
             "tags": list(w.tags),
             "findings": [f.to_dict() for f in self.findings],
         }
+        members = getattr(w, "members", None)
+        if members:  # --together: the wheels laid out as one install
+            d["members"] = [str(m.path) for m in members]
+        return d
 
 
 @dataclass
