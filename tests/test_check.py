@@ -46,8 +46,9 @@ def test_clean_wheels_pass_the_executorch_rules(fixture_wheels, et_rules, scenar
     report, fs = findings(fixture_wheels, scenario, et_rules)
     assert report.ok, [(f.code, f.message) for f in fs]
     assert codes(fs, errors_only=True) == []
-    # the only warning is the WA505 waiver, which the fixtures (declaring torch) do not need
-    assert [f.code for f in fs] == ["WA004"]
+    # nothing at all: the WA505 waiver is for the 1.5 series (when = version 1.5.*), and the
+    # fixtures are 1.6.0, which declares torch
+    assert fs == []
 
 
 def test_rules_examine_something_on_the_clean_wheel(fixture_wheels, et_rules):
@@ -227,6 +228,15 @@ def test_wa402_private_copy_instead_of_import(fixture_wheels):
     assert [x.code for x in f] == ["WA402"] and "defines its own copy" in f[0].message
 
 
+def test_waiver_when_scopes_it_to_some_wheels(fixture_wheels):
+    base = ('[libraries]\nexpected = ["executorch/lib/libexecutorch.so"]\nscope = ["executorch/lib/*"]\n'
+            '[[waive]]\ncode = "WA101"\nreason = "names of the 1.5 series"\n')
+    _, fs = findings(fixture_wheels, "linux_unexpected_name", small_rules(base + 'when = { version = "1.5.*" }\n'))
+    assert by_code(fs, "WA101") and not by_code(fs, "WA004")  # does not apply to 1.6.0, and is silent
+    report, fs = findings(fixture_wheels, "linux_unexpected_name", small_rules(base + 'when = { version = "1.6.*" }\n'))
+    assert not by_code(fs, "WA101") and report.summary()["waived"] > 0
+
+
 def test_waivers_apply_and_lapse(fixture_wheels):
     text = ('[libraries]\nexpected = ["executorch/lib/libexecutorch.so"]\nscope = ["executorch/lib/*"]\n'
             '[[waive]]\ncode = "WA101"\npath = "*kernels*"\nreason = "kernels are named by another team"\n'
@@ -256,7 +266,7 @@ def test_exit_codes_and_text(fixture_wheels, capsys):
     assert rc == 0 and out.rstrip().splitlines()[-1].startswith("passed: 0 errors")
     rc, out, _ = run_cli(["check", str(fixture_wheels["macos_dup_delegate"]), "--rules", str(EXECUTORCH)], capsys)
     assert rc == 1
-    assert "executorch-1.5.1-cp311-cp311-macosx_14_0_arm64.whl: WA201 error [backend_mlx]" in out
+    assert "executorch-1.6.0-cp311-cp311-macosx_14_0_arm64.whl: WA201 error [backend_mlx]" in out
     assert out.count("WA201 error") == 2
     assert out.rstrip().splitlines()[-1].startswith("failed: ")
     assert "\033[" not in out  # no colour when not a TTY
@@ -270,9 +280,22 @@ def test_several_wheels_and_select_ignore_fail_on(fixture_wheels, capsys):
     rc, out, _ = run_cli(args + ["--ignore", "WA1"], capsys)
     assert rc == 0 and "WA101" not in out
     rc, out, _ = run_cli(args + ["--select", "WA2,WA3"], capsys)
-    assert rc == 0 and "WA101" not in out and "WA004" not in out
+    assert rc == 0 and "WA101" not in out
     rc, _, _ = run_cli(args + ["--ignore", "WA1", "--fail-on", "warning"], capsys)
-    assert rc == 1  # the WA004 warning now fails the run
+    assert rc == 0  # nothing left, not even a warning
+
+
+def test_fail_on_warning(fixture_wheels, tmp_path, capsys):
+    rules = tmp_path / "r.toml"
+    rules.write_text('version = 1\n[[file]]\nname = "notes"\nglob = "**/NOTES.txt"\nmin = 0\n'
+                     '[linkage]\nprovided-by = { torch = ["libtorch*", "libc10*"] }\n')
+    args = ["check", str(fixture_wheels["linux_clean"]), "--rules", str(rules)]
+    rc, out, _ = run_cli(args, capsys)
+    assert rc == 0 and "WA003 warning [notes]" in out
+    rc, _, _ = run_cli(args + ["--fail-on", "warning"], capsys)
+    assert rc == 1
+    rc, _, _ = run_cli(args + ["--fail-on", "warning", "--ignore", "WA003"], capsys)
+    assert rc == 0
 
 
 def test_json_report_validates_against_the_shipped_schema(fixture_wheels, tmp_path, capsys):

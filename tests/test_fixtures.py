@@ -280,7 +280,7 @@ def test_every_scenario_built(fixture_wheels, fixture_build_dir):
     for name, path in fixture_wheels.items():
         assert path.is_file() and path.parent.name == name
         dist, version, _, tags = parse_wheel_filename(path.name)
-        assert (dist, str(version)) == ("executorch", "1.5.1")
+        assert (dist, str(version)) == ("executorch", "1.6.0")
         (tag,) = tags
         if name == "macos_universal2" or name == "macos_universal2_thin_one":
             assert tag.platform == "macosx_10_13_universal2"
@@ -293,13 +293,13 @@ def test_every_scenario_built(fixture_wheels, fixture_build_dir):
 
 def test_metadata_and_wheel_files(W, fixture_wheels):
     for name, m in W.items():
-        meta = m["executorch-1.5.1.dist-info/METADATA"].decode()
-        assert "Name: executorch\n" in meta and "Version: 1.5.1\n" in meta
+        meta = m["executorch-1.6.0.dist-info/METADATA"].decode()
+        assert "Name: executorch\n" in meta and "Version: 1.6.0\n" in meta
         assert ("Requires-Dist: torch\n" in meta) == (name != "linux_no_torch_requirement")
-        whl = m["executorch-1.5.1.dist-info/WHEEL"].decode()
+        whl = m["executorch-1.6.0.dist-info/WHEEL"].decode()
         assert "Wheel-Version: 1.0\n" in whl and "Root-Is-Purelib: false\n" in whl
         assert "Generator: " in whl
-        tag = fixture_wheels[name].name[len("executorch-1.5.1-"):-len(".whl")]
+        tag = fixture_wheels[name].name[len("executorch-1.6.0-"):-len(".whl")]
         assert f"Tag: {tag}\n" in whl
         assert "executorch/__init__.py" in m
         # torch's libraries are linked against but never shipped
@@ -326,7 +326,7 @@ def test_linux_tampered(W, fixture_wheels):
 
 def test_linux_no_record(W, fixture_wheels):
     assert not [n for n in W["linux_no_record"] if n.endswith("RECORD")]
-    assert set(W["linux_no_record"]) == set(W["linux_clean"]) - {"executorch-1.5.1.dist-info/RECORD"}
+    assert set(W["linux_no_record"]) == set(W["linux_clean"]) - {"executorch-1.6.0.dist-info/RECORD"}
     with pytest.raises(WheelError, match="Missing"):
         WheelFile(fixture_wheels["linux_no_record"])
 

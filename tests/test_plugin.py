@@ -94,8 +94,13 @@ def cli_text(*args: str) -> str:
 # collection and outcomes
 
 
+UNUSED_WAIVER = '\n[[waive]]\ncode = "WA3"\nreason = "nothing to waive in a clean wheel"\n'
+
+
 def test_clean_wheel_passes(pytester, project, ruleset):
     (whl,) = project("macos_clean")
+    # an unused waiver gives a warning (WA004) below fail-on
+    pytester.path.joinpath("rules.toml").write_text(RULES.read_text() + UNUSED_WAIVER)
     result = run(pytester, "--wheelaudit", whl, "--wheelaudit-rules", "rules.toml")
     got = outcomes(result.reprec)
     assert got["failed"] == {}
@@ -107,8 +112,8 @@ def test_clean_wheel_passes(pytester, project, ruleset):
     # a warning below fail-on passes the item and is shown
     result.stdout.fnmatch_lines([
         "*wheelaudit: findings below fail-on*",
-        f"executorch-1.5.1-{MACOS_TAG}.whl: WA004 warning [[]WA505[]]",
-        "    waiver for WA505 on * matched no finding*",
+        f"executorch-1.6.0-{MACOS_TAG}.whl: WA004 warning [[]WA3[]]",
+        "    waiver for WA3 matched no finding*",
         "wheelaudit: 1 wheel audited (rules *rules.toml; fail-on error)",
     ])
 
@@ -122,22 +127,22 @@ def test_planted_duplicate_fails_the_component_item(pytester, project):
     assert set(got["failed"]) == {"component::backend_mlx", "component::mlx_runtime"}
     assert result.ret == 1
     text = got["failed"]["component::backend_mlx"].longreprtext
-    assert text.startswith(f"executorch-1.5.1-{MACOS_TAG}.whl: WA201 error [backend_mlx]")
+    assert text.startswith(f"executorch-1.6.0-{MACOS_TAG}.whl: WA201 error [backend_mlx]")
     for path in DUP_BLOCK_PATHS:
         assert f"    at {path}" in text
     # the CLI's text for that finding, verbatim
     cli = cli_text(whl, "--rules", "rules.toml")  # pytester runs in its directory
-    block = cli[cli.index(f"executorch-1.5.1-{MACOS_TAG}.whl: WA201 error [backend_mlx]"):]
-    block = block[:block.index(f"executorch-1.5.1-{MACOS_TAG}.whl: WA201 error [mlx_runtime]")]
+    block = cli[cli.index(f"executorch-1.6.0-{MACOS_TAG}.whl: WA201 error [backend_mlx]"):]
+    block = block[:block.index(f"executorch-1.6.0-{MACOS_TAG}.whl: WA201 error [mlx_runtime]")]
     assert text == block.rstrip("\n")
     # in the terminal: a header naming rule and wheel, the CLI's text, no traceback
     result.stdout.fnmatch_lines([
-        f"*_ component::backend_mlx in executorch-1.5.1-{MACOS_TAG}.whl _*",
-        f"executorch-1.5.1-{MACOS_TAG}.whl: WA201 error [[]backend_mlx[]]",
+        f"*_ component::backend_mlx in executorch-1.6.0-{MACOS_TAG}.whl _*",
+        f"executorch-1.6.0-{MACOS_TAG}.whl: WA201 error [[]backend_mlx[]]",
         "    component backend_mlx is defined by 2 libraries, expected exactly one*",
         f"    at {DUP_BLOCK_PATHS[0]}",
         f"    at {DUP_BLOCK_PATHS[1]}",
-        f"*_ component::mlx_runtime in executorch-1.5.1-{MACOS_TAG}.whl _*",
+        f"*_ component::mlx_runtime in executorch-1.6.0-{MACOS_TAG}.whl _*",
         f"FAILED {whl}::component::backend_mlx*",
         f"FAILED {whl}::component::mlx_runtime*",
     ])
@@ -195,13 +200,14 @@ def test_ignore_and_select(pytester, project):
 
 def test_fail_on_warning(pytester, project):
     (whl,) = project("macos_clean")
+    pytester.path.joinpath("rules.toml").write_text(RULES.read_text() + UNUSED_WAIVER)
     reprec = inline(pytester, "--wheelaudit", whl, "--wheelaudit-rules", "rules.toml",
                     "--wheelaudit-fail-on", "warning")
     got = outcomes(reprec)
-    assert set(got["failed"]) == {"waivers"}  # WA004: the WA505 waiver matched nothing
-    assert "WA004 warning [WA505]" in got["failed"]["waivers"].longreprtext
+    assert set(got["failed"]) == {"waivers"}  # WA004: the WA3 waiver matched nothing
+    assert "WA004 warning [WA3]" in got["failed"]["waivers"].longreprtext
     # the same from the ruleset's own fail-on
-    text = RULES.read_text().replace('name = "executorch"\n', 'name = "executorch"\nfail-on = "warning"\n', 1)
+    text = (RULES.read_text() + UNUSED_WAIVER).replace('name = "executorch"\n', 'name = "executorch"\nfail-on = "warning"\n', 1)
     pytester.path.joinpath("strict.toml").write_text(text)
     reprec = inline(pytester, "--wheelaudit", whl, "--wheelaudit-rules", "strict.toml")
     assert set(outcomes(reprec)["failed"]) == {"waivers"}
@@ -217,7 +223,7 @@ def test_waivers_apply(pytester, project):
     result.assert_outcomes(passed=1, failed=1)  # backend_mlx waived; mlx_runtime still fails
     result.stdout.fnmatch_lines([
         "*wheelaudit: findings below fail-on, and waived ones*",
-        f"executorch-1.5.1-{MACOS_TAG}.whl: WA201 waived [[]backend_mlx[]]: accepted for this test",
+        f"executorch-1.6.0-{MACOS_TAG}.whl: WA201 waived [[]backend_mlx[]]: accepted for this test",
         "FAILED *::component::mlx_runtime*",
     ])
 
@@ -231,7 +237,7 @@ def test_ini_options(pytester, project):
     pytester.makeini("[pytest]\nwheelaudit_wheels =\n    dist/macos_*/*.whl\nwheelaudit_rules = rules.toml\n")
     reprec = inline(pytester, "-k", "backend_mlx")
     passed, _skipped, failed = reprec.listoutcomes()
-    name = f"executorch-1.5.1-{MACOS_TAG}.whl::component::backend_mlx"
+    name = f"executorch-1.6.0-{MACOS_TAG}.whl::component::backend_mlx"
     assert [r.nodeid for r in passed] == [f"dist/macos_clean/{name}"]
     assert [r.nodeid for r in failed] == [f"dist/macos_dup_delegate/{name}"]
 

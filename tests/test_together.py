@@ -277,7 +277,7 @@ def test_merged_wheel_shape(fixture_wheels, extra):
     a, b = scan(et), scan(mlx)
     merged = merge_wheels([a, b])
     assert isinstance(merged, TogetherWheel)
-    assert merged.name == "executorch+mlx-metal" and merged.version == "1.5.1+0.32.4"
+    assert merged.name == "executorch+mlx-metal" and merged.version == "1.6.0+0.32.4"
     assert merged.path == et.parent / f"{et.name}+{mlx.name}"
     assert merged.tags == ["cp311-cp311-macosx_14_0_arm64", "py3-none-macosx_14_0_arm64"]
     assert merged.traits.os == {"macos"} and merged.traits.arch == {"arm64"}
@@ -371,7 +371,7 @@ def test_plugin_together_fails_the_component_naming_both_wheels(pytester, fixtur
     # one item per rule for the set, not per wheel; the mlx component fails naming both wheels
     assert "component::mlx FAILED" in out or "component::mlx" in out
     res.assert_outcomes(failed=1, passed=6)
-    assert "WA201" in out and "executorch-1.5.1" in out and "mlx_metal-0.32.4" in out
+    assert "WA201" in out and "executorch-1.6.0" in out and "mlx_metal-0.32.4" in out
     # alone, each wheel passes the same items
     for w in (a, b):
         alone = pytester.runpytest("--wheelaudit", str(w), "--wheelaudit-rules", "rules.toml",

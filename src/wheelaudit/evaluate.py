@@ -12,7 +12,7 @@ import datetime as _dt
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .conditions import Condition
+from .conditions import Condition, WheelTraits
 from .facts import Binary, Slice, Symbol
 from .findings import Finding, examples
 from .globs import Glob, SymbolPattern
@@ -468,11 +468,17 @@ def _component(ctx: Context, name: str) -> ComponentRule | None:
 # Waivers
 
 
-def apply_waivers(findings: list[Finding], waivers: list[Waiver], today: _dt.date | None = None) -> list[Finding]:
-    """Mark findings accepted by a waiver; add WA004 for waivers that matched nothing or lapsed."""
+def apply_waivers(findings: list[Finding], waivers: list[Waiver], today: _dt.date | None = None,
+                  traits: WheelTraits | None = None) -> list[Finding]:
+    """Mark findings accepted by a waiver; add WA004 for waivers that matched nothing or lapsed.
+
+    A waiver whose ``when`` does not hold for the wheel does not apply to it, and is not WA004.
+    """
     today = today or _dt.date.today()
     extra: list[Finding] = []
     for w in waivers:
+        if w.when is not None and traits is not None and not w.when.holds(traits):
+            continue
         if w.lapsed(today):
             extra.append(Finding("WA004", f"waiver for {w.code}" + (f" on {w.target.pattern}" if w.target else "")
                                  + f" lapsed on {w.until.isoformat()} ({w.reason})", subject=w.code, rule="waivers"))
@@ -516,5 +522,5 @@ def evaluate(wheel: Wheel, ruleset: Ruleset | None, *, today: _dt.date | None = 
             findings += check_binary(ctx, br)
     findings += check_linkage(wheel, ruleset.linkage if ruleset is not None else None)
     if ruleset is not None:
-        findings = apply_waivers(findings, ruleset.waivers, today)
+        findings = apply_waivers(findings, ruleset.waivers, today, wheel.traits)
     return findings

@@ -236,6 +236,7 @@ class Waiver:
     path: Glob | None = None
     reason: str = ""
     until: _dt.date | None = None
+    when: Condition | None = None  # the wheels it applies to (e.g. a release series); elsewhere it is silent
     line: int | None = None
     source: str = "<string>"
 
@@ -779,7 +780,7 @@ _BINARY_KEYS = (
     "when",
 )  # fmt: skip
 _LINKAGE_KEYS = ("allow-external", "provided-by", "forbid-rpath", "allow-rpath", "check")
-_WAIVE_KEYS = ("code", "target", "path", "reason", "until")
+_WAIVE_KEYS = ("code", "target", "path", "reason", "until", "when")
 
 _DIST_NAME_RE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
 
@@ -983,6 +984,7 @@ def _parse_waiver(ctx: _Ctx, i: int, value: dict[str, Any]) -> Waiver:
         path=ctx.glob(t["path"], p + ("path",), cross_slash=True) if "path" in t else None,
         reason=ctx.string(t["reason"], p + ("reason",)).strip(),
         until=until,
+        when=ctx.condition(t["when"], p + ("when",)) if "when" in t else None,
         line=ctx.line(p),
         source=ctx.source,
     )
