@@ -38,6 +38,15 @@ MAX_MEMBER_SIZE = 8 << 30
 #: refuse compression ratios beyond this for members over 16 MiB (zip bombs)
 MAX_RATIO = 1000
 MAX_MEMBERS = 500_000
+#: refuse a wheel whose members together inflate past this ratio once they exceed TOTAL_RATIO_FLOOR
+#: bytes (many members each under the per-member bomb check; real wheels are about 3 to 5)
+MAX_TOTAL_RATIO = 100
+TOTAL_RATIO_FLOOR = 1 << 30
+#: every central directory entry takes at least this many bytes (it bounds the member count)
+_CD_ENTRY_MIN = 46
+#: compression methods zipfile can read: stored, deflate, bzip2, lzma
+_METHODS = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflate",
+            zipfile.ZIP_BZIP2: "bzip2", zipfile.ZIP_LZMA: "lzma"}
 
 
 class NotAWheel(Exception):
@@ -91,6 +100,11 @@ def unsafe_member_name(name: str) -> str | None:
         return "has a drive letter"
     if ".." in PurePosixPath(name).parts:
         return "climbs out of the wheel with '..'"
+    parts = name.split("/")
+    if parts[-1] == "":  # a directory entry ("dir/")
+        parts.pop()
+    if any(part in ("", ".") for part in parts):
+        return "has an empty or '.' path component (it would install under another name)"
     return None
 
 
@@ -179,46 +193,167 @@ class _Lying(Exception):
 class ZipWheel(WheelSource):
     def __init__(self, path: Path):
         self.path = path
+        _check_directory_size(path)
         try:
             self.zf = zipfile.ZipFile(path)
         except (zipfile.BadZipFile, OSError, ValueError) as exc:
             raise NotAWheel(f"{path}: not a zip file ({exc})") from None
+        except Exception as exc:  # noqa: BLE001 - zipfile raises struct.error, EOFError, ... on hostile directories
+            raise NotAWheel(f"{path}: not a readable zip file ({type(exc).__name__}: {exc})") from None
+        try:
+            self._read_directory(path)
+        except BaseException:
+            self.zf.close()
+            raise
+
+    def _read_directory(self, path: Path) -> None:
         problems: list[Finding] = []
         self.members = []
         self._infos: dict[str, zipfile.ZipInfo] = {}
         infos = self.zf.infolist()
         if len(infos) > MAX_MEMBERS:
             raise NotAWheel(f"{path}: {len(infos)} members (limit {MAX_MEMBERS})")
+
+        def refuse(name: str, why: str) -> None:
+            problems.append(Finding("WA002", why, subject=name, paths=[name]))
+
+        overlapping = _overlapping(self.zf, infos)
         for info in infos:
-            name = info.filename
-            if info.is_dir():
-                continue
-            why = unsafe_member_name(name)
+            # zipfile cuts a name at its first NUL byte; the original name is what the archive says
+            raw = info.orig_filename
+            name = raw.replace("\x00", "\\x00")
+            why = unsafe_member_name(raw)
             if why:
-                problems.append(Finding("WA002", f"member name {name!r} {why}; it was not read", subject=name, paths=[name]))
+                refuse(name, f"member name {raw!r} {why}; it was not read")
+                continue
+            if info.is_dir():
+                if info.file_size:
+                    refuse(name, f"directory entry {name} carries {info.file_size} bytes; they were not read")
                 continue
             mode = info.external_attr >> 16
             if stat.S_ISLNK(mode):
-                problems.append(Finding("WA002", f"member {name} is a symbolic link; wheels cannot carry links and it was not read", subject=name, paths=[name]))
+                refuse(name, f"member {name} is a symbolic link; wheels cannot carry links and it was not read")
                 continue
             if name in self._infos:
-                problems.append(Finding("WA002", f"member {name} appears more than once in the zip directory", subject=name, paths=[name]))
+                refuse(name, f"member {name} appears more than once in the zip directory")
+                continue
+            if info.flag_bits & 0x1:
+                refuse(name, f"member {name} is encrypted; it was not read")
+                continue
+            if info.compress_type not in _METHODS:
+                refuse(name, f"member {name} uses compression method {info.compress_type}, which cannot be read "
+                             f"(stored, deflate, bzip2 and lzma can); it was not read")
                 continue
             if info.file_size > MAX_MEMBER_SIZE:
-                problems.append(Finding("WA002", f"member {name} declares {info.file_size} bytes (limit {MAX_MEMBER_SIZE}); it was not read", subject=name, paths=[name]))
+                refuse(name, f"member {name} declares {info.file_size} bytes (limit {MAX_MEMBER_SIZE}); it was not read")
                 continue
             if info.file_size > (16 << 20) and info.file_size > MAX_RATIO * max(info.compress_size, 1):
-                problems.append(Finding("WA002", f"member {name} inflates {info.compress_size} bytes to {info.file_size} (ratio above {MAX_RATIO}: a zip bomb?); it was not read", subject=name, paths=[name]))
+                refuse(name, f"member {name} inflates {info.compress_size} bytes to {info.file_size} (ratio above {MAX_RATIO}: a zip bomb?); it was not read")
+                continue
+            if id(info) in overlapping:
+                refuse(name, f"member {name} {overlapping[id(info)]} (overlapping members are how a zip bomb "
+                             "multiplies its data); it was not read")
                 continue
             self._infos[name] = info
             self.members.append(Member(name, info.file_size, info.compress_size))
+        total = sum(m.size for m in self.members)
+        packed = sum(m.compressed for m in self.members)
+        if total > TOTAL_RATIO_FLOOR and total > MAX_TOTAL_RATIO * max(packed, 1):
+            raise NotAWheel(f"{path}: its members inflate {packed} bytes to {total} (ratio {total // max(packed, 1)}, "
+                            f"above {MAX_TOTAL_RATIO}: a zip bomb?); not read")
         self.info = _wheel_info(path, self, problems)
 
     def _open(self, member: Member) -> BinaryIO:
-        return self.zf.open(self._infos[member.path])  # type: ignore[return-value]
+        try:
+            fh = self.zf.open(self._infos[member.path])
+        except zipfile.BadZipFile:
+            raise
+        except Exception as exc:  # noqa: BLE001 - RuntimeError, NotImplementedError, struct.error, ...
+            raise zipfile.BadZipFile(f"{type(exc).__name__}: {exc}") from None
+        return _Guarded(fh)  # type: ignore[return-value]
 
     def close(self) -> None:
         self.zf.close()
+
+
+def _check_directory_size(path: Path) -> None:
+    """Refuse, before :mod:`zipfile` builds an object per entry, a central directory that holds
+    more than :data:`MAX_MEMBERS` entries (bounded memory whatever the file claims)."""
+    try:
+        with open(path, "rb") as fh:
+            end = zipfile._EndRecData(fh)  # type: ignore[attr-defined]  # (what ZipFile itself reads)
+    except Exception:  # noqa: BLE001 - ZipFile reports it, with its own message
+        return
+    if not end:
+        return
+    count, cd_size = end[zipfile._ECD_ENTRIES_TOTAL], end[zipfile._ECD_SIZE]  # type: ignore[attr-defined]
+    if count > MAX_MEMBERS or cd_size // _CD_ENTRY_MIN > MAX_MEMBERS:
+        raise NotAWheel(f"{path}: the zip directory holds {max(count, cd_size // _CD_ENTRY_MIN)} or more members "
+                        f"(limit {MAX_MEMBERS})")
+
+
+def _overlapping(zf: zipfile.ZipFile, infos: list[zipfile.ZipInfo]) -> dict[int, str]:
+    """Members whose bytes run into the next member's local header (or into the central
+    directory): ``id(info) -> why``. Each member's extent is at least its 30-byte local header,
+    its name and its compressed data; real archives never overlap, overlapping zip bombs must."""
+    out: dict[int, str] = {}
+    ordered = sorted(infos, key=lambda i: i.header_offset)
+    cd_start = getattr(zf, "start_dir", None)
+    for k, info in enumerate(ordered):
+        try:
+            name_len = len(info.orig_filename.encode("utf-8" if info.flag_bits & 0x800 else "cp437"))
+        except UnicodeEncodeError:
+            name_len = len(info.orig_filename.encode("utf-8", "surrogateescape"))
+        end = info.header_offset + 30 + name_len + info.compress_size
+        if k + 1 < len(ordered):
+            nxt = ordered[k + 1]
+            if end > nxt.header_offset:
+                out[id(info)] = (f"runs to byte {end}, over the header of {nxt.orig_filename!r} at byte "
+                                 f"{nxt.header_offset}")
+        elif isinstance(cd_start, int) and end > cd_start:
+            out[id(info)] = f"runs to byte {end}, into the central directory at byte {cd_start}"
+    return out
+
+
+class _Guarded:
+    """A zip member opened for reading whose decompression errors (``zlib.error``,
+    ``lzma.LZMAError``, ``struct.error``, ...) all surface as :class:`zipfile.BadZipFile`."""
+
+    __slots__ = ("_fh",)
+
+    def __init__(self, fh: BinaryIO) -> None:
+        self._fh = fh
+
+    def _call(self, method, *args):
+        try:
+            return method(*args)
+        except zipfile.BadZipFile:
+            raise
+        except MemoryError:
+            raise
+        except Exception as exc:  # noqa: BLE001
+            raise zipfile.BadZipFile(f"corrupt member data ({type(exc).__name__}: {exc})") from None
+
+    def read(self, n: int = -1) -> bytes:
+        return self._call(self._fh.read, n)
+
+    def read1(self, n: int = -1) -> bytes:
+        return self._call(self._fh.read1, n)  # type: ignore[attr-defined]
+
+    def readinto(self, b) -> int:
+        return self._call(self._fh.readinto, b)
+
+    def close(self) -> None:
+        self._fh.close()
+
+    def __enter__(self) -> _Guarded:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._fh.close()
+
+    def __getattr__(self, name: str):
+        return getattr(self._fh, name)
 
 
 class DirWheel(WheelSource):
@@ -282,10 +417,16 @@ def _dir_root(path: Path) -> tuple[Path, set[str] | None]:
             text = record.read_text("utf-8", "replace")
         except OSError:
             continue
-        tops = {row[0].split("/", 1)[0] for row in csv.reader(io.StringIO(text)) if row}
+        try:
+            tops = {p.split("/", 1)[0] for p in parse_record(text)}
+        except ValueError:
+            continue
         if path.name in tops:
-            return parent, {path.name, dist.name}
-    return path, None
+            # the distribution's files are every top-level entry its RECORD lists (numpy and
+            # numpy.libs), not only the one named
+            return parent, {t for t in tops if t and t != ".."} | {dist.name}
+    raise NotAWheel(f"{path}: a directory without a *.dist-info, and no RECORD in {parent} lists it: "
+                    "neither an unpacked wheel nor an installed package")
 
 
 def _dist_info_dir(files: list[str]) -> str | None:
@@ -306,7 +447,10 @@ def _wheel_info(path: Path, source: WheelSource, problems: list[Finding]) -> Whe
         except InvalidWheelFilename:
             pass
     if dist_info:
-        wheel_text = source.read_text(f"{dist_info}/WHEEL")
+        wheel_text, why = _read_text(source, f"{dist_info}/WHEEL")
+        if why:
+            problems.append(Finding("WA002", f"{dist_info}/WHEEL cannot be read ({why})", subject=f"{dist_info}/WHEEL",
+                                    paths=[f"{dist_info}/WHEEL"]))
         if wheel_text:
             msg = email.parser.Parser().parsestr(wheel_text)
             from_file: set[Tag] = set()
@@ -317,7 +461,10 @@ def _wheel_info(path: Path, source: WheelSource, problems: list[Finding]) -> Whe
                     problems.append(Finding("WA002", f"WHEEL has an invalid Tag line {t!r}", subject=f"{dist_info}/WHEEL", paths=[f"{dist_info}/WHEEL"]))
             if not tags:
                 tags = sorted(from_file, key=str)
-        meta_text = source.read_text(f"{dist_info}/METADATA")
+        meta_text, why = _read_text(source, f"{dist_info}/METADATA")
+        if why:
+            problems.append(Finding("WA002", f"{dist_info}/METADATA cannot be read ({why})",
+                                    subject=f"{dist_info}/METADATA", paths=[f"{dist_info}/METADATA"]))
         if meta_text:
             try:
                 meta = Metadata.from_email(meta_text, validate=False)
@@ -331,17 +478,36 @@ def _wheel_info(path: Path, source: WheelSource, problems: list[Finding]) -> Whe
     return WheelInfo(path=path, name=name, version=version, tags=tags, requires_dist=requires, problems=problems)
 
 
+def _read_text(source: WheelSource, path: str, limit: int = 16 << 20) -> tuple[str | None, str | None]:
+    """``(text or None when absent, None)``, or ``(None, why)`` when the member cannot be read."""
+    try:
+        return source.read_text(path, limit), None
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError, RuntimeError) as exc:
+        return None, str(exc) or type(exc).__name__
+
+
 def parse_record(text: str) -> dict[str, tuple[str, str]]:
-    """RECORD rows as ``path -> (hash, size)`` (csv, as the wheel spec says)."""
+    """RECORD rows as ``path -> (hash, size)`` (csv, as the wheel spec says).
+
+    Raises :class:`ValueError` (naming the line) for text that is not CSV.
+    """
     rows: dict[str, tuple[str, str]] = {}
-    for row in csv.reader(io.StringIO(text)):
-        if not row:
-            continue
-        path = row[0]
-        h = row[1] if len(row) > 1 else ""
-        s = row[2] if len(row) > 2 else ""
-        rows[path] = (h, s)
+    reader = csv.reader(io.StringIO(text))
+    try:
+        for row in reader:
+            if not row:
+                continue
+            path = row[0]
+            h = row[1] if len(row) > 1 else ""
+            s = row[2] if len(row) > 2 else ""
+            rows[path] = (h, s)
+    except csv.Error as exc:
+        raise ValueError(f"line {reader.line_num}: {exc}") from None
     return rows
+
+
+#: the largest RECORD read (about 500,000 rows)
+RECORD_LIMIT = 64 << 20
 
 
 class RecordChecker:
@@ -354,13 +520,23 @@ class RecordChecker:
         files = source.files()
         self.dist_info = _dist_info_dir(files)
         self.rows: dict[str, tuple[str, str]] | None = None
+        self.zip = isinstance(source, ZipWheel)
         record_path = f"{self.dist_info}/RECORD" if self.dist_info else None
-        text = source.read_text(record_path) if record_path else None
-        if text is None:
-            where = record_path or "*.dist-info/RECORD"
+        text, why = _read_text(source, record_path, RECORD_LIMIT) if record_path else (None, None)
+        where = record_path or "*.dist-info/RECORD"
+        if why:
+            self.findings.append(Finding("WA002", f"{where} cannot be read ({why}): no file can be verified", subject=where, paths=[where]))
+        elif text is None:
             self.findings.append(Finding("WA002", f"the wheel has no RECORD ({where}): no file can be verified", subject=where, paths=[where]))
+        elif any(m.path == record_path and m.size > RECORD_LIMIT for m in source.members):
+            self.findings.append(Finding("WA002", f"{where} is larger than {RECORD_LIMIT} bytes and was not read: "
+                                         "no file can be verified", subject=where, paths=[where]))
         else:
-            self.rows = parse_record(text)
+            try:
+                self.rows = parse_record(text)
+            except ValueError as exc:
+                self.findings.append(Finding("WA002", f"{where} is not valid CSV ({exc}): no file can be verified",
+                                             subject=where, paths=[where]))
         self.seen: set[str] = set()
 
     def check(self, md: MemberData) -> None:
@@ -369,6 +545,10 @@ class RecordChecker:
         if md.error:
             self.findings.append(Finding("WA002", f"{path}: {md.error}", subject=path, paths=[path]))
             return
+        if md.size != md.member.size:
+            lie = (f"the zip directory declares {md.member.size} bytes but the member holds {md.size}" if self.zip
+                   else f"{md.member.size} bytes when listed, {md.size} when read (it changed during the scan)")
+            self.findings.append(Finding("WA002", f"{path}: {lie}", subject=path, paths=[path]))
         if self.rows is None:
             return
         if self.dist_info and path.startswith(self.dist_info + "/") and path.rsplit("/", 1)[1] in self.EXEMPT:
