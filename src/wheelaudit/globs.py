@@ -1,10 +1,13 @@
 """Globs over paths and names, and symbol patterns, matched without backtracking.
 
 Nothing here uses :mod:`re` or :mod:`fnmatch`. A :class:`Glob` is compiled into a small
-nondeterministic automaton (one per brace alternative, all run together) and matched by
-state-set simulation, with a lazily built and bounded cache of the deterministic transitions.
-Matching a text of length *n* against a pattern of *m* tokens costs at most O(n x m), whatever
-the pattern: ``*a*a*a*a*a*a*a*a*b`` against ten thousand ``a`` is as quick as ``*.so``.
+nondeterministic automaton (one per brace alternative, all run together) whose set of live
+states is one integer, a bit per state, advanced a character at a time by a few shifts and
+masks (bit-parallel simulation), with a lazily built and bounded cache of the deterministic
+transitions. Matching a text of length *n* against a pattern of *m* tokens costs at most
+O(n x m / 64) word operations whatever the pattern, and nothing is ever retried: ``*a*a*a*a*b``
+against ten thousand ``a`` is as quick as ``*.so``. The automaton is bounded too: braces expand
+to at most :data:`MAX_ALTERNATIVES` alternatives and :data:`MAX_STATES` tokens in all.
 
 Glob syntax (:class:`Glob`):
 
@@ -45,9 +48,14 @@ __all__ = [
 MAX_ALTERNATIVES = 1000
 MAX_BRACE_DEPTH = 10
 MAX_PATTERN_LENGTH = 4096
+#: Bound on the automaton: the tokens of every brace alternative together (a glob without
+#: braces has at most MAX_PATTERN_LENGTH)
+MAX_STATES = 65_536
 
 #: Bound on cached deterministic states per Glob; past it the cache is dropped and rebuilt.
 _DFA_CACHE_LIMIT = 2048
+#: Bound on the cached per-character masks per Glob (texts with many distinct characters).
+_CHAR_CACHE_LIMIT = 4096
 
 
 class GlobError(ValueError):
@@ -67,8 +75,7 @@ _ANY = 1  # (_ANY,)
 _CLS = 2  # (_CLS, negated: bool, members: frozenset[str], ranges: tuple[tuple[str, str], ...])
 _STAR = 3  # (_STAR,)
 _DSTAR = 4  # (_DSTAR,)
-_END = 5  # automaton only: accepting state
-_EPS = 6  # automaton only: consumes nothing, has epsilon moves
+_DSTAR_RUN = (_DSTAR, "run")  # stars merged into a run that may cross "/" (see _normalize)
 
 
 class _Alt:
@@ -86,7 +93,8 @@ class _Parser:
         self.n = len(pattern)
 
     def error(self, message: str) -> GlobError:
-        return GlobError(f"invalid glob {self.p!r}: {message}", self.p)
+        shown = self.p if len(self.p) <= 120 else self.p[:100] + f"... ({len(self.p)} characters)"
+        return GlobError(f"invalid glob {shown!r}: {message}", self.p)
 
     def parse(self) -> list:
         items, pos = self._seq(0, 0, in_brace=False)
@@ -192,6 +200,55 @@ def _count(items: list) -> int:
     return total
 
 
+def _states(items: list) -> int:
+    """Tokens in all of the alternatives ``items`` expands to (each alternative's length, summed),
+    computed without expanding; stops counting past :data:`MAX_STATES`."""
+
+    def walk(seq: list) -> tuple[int, int]:  # (alternatives, tokens in all of them)
+        count, total = 1, 0
+        for item in seq:
+            if isinstance(item, _Alt):
+                parts = [walk(b) for b in item.branches]
+                c = sum(p[0] for p in parts)
+                t = sum(p[1] for p in parts)
+            else:
+                c, t = 1, 1
+            total = total * c + t * count
+            count *= c
+            if total > MAX_STATES or count > MAX_ALTERNATIVES:
+                return count, max(total, MAX_STATES + 1)
+        return count, total
+
+    return walk(items)[1]
+
+
+def _normalize(alt: tuple) -> tuple:
+    """One alternative with runs of stars merged (``*`` then ``**`` reads as ``**``; braces can
+    put them side by side) and repeated zero-directory ``**/`` collapsed (``**/**/`` means the
+    same as ``**/``), so that no two neighbouring tokens both match the empty string."""
+    out: list[tuple] = []
+    for tok in alt:
+        kind = tok[0]
+        if kind in (_STAR, _DSTAR) and out and out[-1][0] in (_STAR, _DSTAR):
+            if kind == _DSTAR or out[-1][0] == _DSTAR:
+                # a run that crosses "/"; never a whole-component "**/" (that needs the "**"
+                # right after "/" or the start, and right before "/")
+                out[-1] = _DSTAR_RUN
+            continue
+        if (
+            tok == (_LIT, "/")
+            and len(out) >= 3
+            and out[-1] == (_DSTAR,)
+            and out[-2] == (_LIT, "/")
+            and out[-3] == (_DSTAR,)
+            and (len(out) == 3 or out[-4] == (_LIT, "/"))
+        ):
+            out.pop()  # "**/**/" -> "**/"
+            continue
+        out.append(tok)
+    return tuple(out)
+
+
 def _expand(items: list) -> list[tuple]:
     results: list[list] = [[]]
     for item in items:
@@ -227,11 +284,15 @@ class Glob:
         "cross_slash",
         "literal_prefix",
         "_literals",
-        "_kinds",
-        "_args",
-        "_closure",
+        "_lit",
+        "_any",
+        "_classes",
+        "_star",
+        "_dstar",
+        "_skip",
         "_start",
         "_accept",
+        "_chars",
         "_dfa",
     )
 
@@ -251,6 +312,11 @@ class Glob:
         if n_alts > MAX_ALTERNATIVES:
             raise parser.error(
                 f"braces expand to more than {MAX_ALTERNATIVES} alternatives"
+            )
+        if _states(tree) > MAX_STATES:
+            raise parser.error(
+                f"too complex: its brace alternatives hold more than {MAX_STATES} characters and "
+                "wildcards in all"
             )
         if any(isinstance(item, _Alt) for item in tree):
             alternatives = list(dict.fromkeys(_expand(tree)))  # de-duplicated, order kept
@@ -286,79 +352,84 @@ class Glob:
     # -- automaton ----------------------------------------------------------------------------
 
     def _compile(self, alternatives: list[tuple]) -> None:
-        kinds: list[int] = []
-        args: list = []
-        eps: list[list[int]] = []
-        starts: list[int] = []
-        accept: list[int] = []
+        # Bit i of a state set: the next token to match is token i of the alternatives laid end
+        # to end, each followed by its accepting bit. A step on character c is
+        #   entered = (live & consumes(c)) << 1   and   stayed = live & loops(c)
+        # each with its empty moves; no mask ever carries a bit across an accepting bit, so
+        # alternatives never mix.
+        lit: dict[str, int] = {}  # character -> its literal tokens
+        any_ = 0  # "?"
+        classes: dict[tuple, int] = {}  # "[...]" (one mask per distinct class)
+        star = 0  # "*": loops on any character but "/"
+        dstar = 0  # "**": loops on any character
+        skip = 0  # "**" of a whole-component "**/": may also skip itself and its "/"
+        start = accept = 0
+        pos = 0
         for alt in alternatives:
-            starts.append(len(kinds))
+            alt = _normalize(alt)
+            start |= 1 << pos
             for i, tok in enumerate(alt):
-                s = len(kinds)
+                bit = 1 << (pos + i)
                 kind = tok[0]
-                if (
-                    kind == _DSTAR
-                    and i + 1 < len(alt)
-                    and alt[i + 1] == (_LIT, "/")
-                    and (i == 0 or alt[i - 1] == (_LIT, "/"))
-                ):
-                    # "**/" also matches zero directories: an entry state that either goes on
-                    # to the "**" or skips both it and its "/".
-                    kinds.append(_EPS)
-                    args.append(None)
-                    eps.append([s + 1, s + 3])
-                    s += 1
-                if kind == _STAR and self.cross_slash:
-                    kind = _DSTAR
-                kinds.append(kind)
-                args.append(tok)
-                eps.append([s + 1] if kind in (_STAR, _DSTAR) else [])
-            accept.append(len(kinds))
-            kinds.append(_END)
-            args.append(None)
-            eps.append([])
-        closure: list[frozenset[int]] = []
-        for s in range(len(kinds)):
-            seen = {s}
-            stack = [s]
-            while stack:
-                t = stack.pop()
-                for u in eps[t]:
-                    if u not in seen:
-                        seen.add(u)
-                        stack.append(u)
-            closure.append(frozenset(seen))
-        self._kinds = kinds
-        self._args = args
-        self._closure = closure
-        start: set[int] = set()
-        for s in starts:
-            start |= closure[s]
-        self._start = frozenset(start)
-        self._accept = frozenset(accept)
-        self._dfa: dict[frozenset[int], dict[str, frozenset[int]]] = {}
+                if kind == _LIT:
+                    lit[tok[1]] = lit.get(tok[1], 0) | bit
+                elif kind == _ANY:
+                    any_ |= bit
+                elif kind == _CLS:
+                    classes[tok] = classes.get(tok, 0) | bit
+                elif kind == _STAR and not self.cross_slash:
+                    star |= bit
+                else:  # "**", or "*" that may cross "/"
+                    dstar |= bit
+                    if (
+                        tok == (_DSTAR,)
+                        and i + 1 < len(alt)
+                        and alt[i + 1] == (_LIT, "/")
+                        and (i == 0 or alt[i - 1] == (_LIT, "/"))
+                    ):
+                        skip |= bit
+            accept |= 1 << (pos + len(alt))
+            pos += len(alt) + 1
+        self._lit = lit
+        self._any = any_
+        self._classes = list(classes.items())
+        self._star = star
+        self._dstar = dstar
+        self._skip = skip
+        self._start = self._close(start)
+        self._accept = accept
+        self._chars: dict[str, tuple[int, int]] = {}
+        self._dfa: dict[int, dict[str, int]] = {}
 
-    def _step(self, states: frozenset[int], c: str) -> frozenset[int]:
-        kinds, args, closure = self._kinds, self._args, self._closure
-        slash_ok = self.cross_slash or c != "/"
-        out: set[int] = set()
-        for s in states:
-            k = kinds[s]
-            if k == _LIT:
-                if args[s][1] == c:
-                    out |= closure[s + 1]
-            elif k == _DSTAR:
-                out |= closure[s]
-            elif k == _STAR:
-                if slash_ok:
-                    out |= closure[s]
-            elif k == _ANY:
-                if slash_ok:
-                    out |= closure[s + 1]
-            elif k == _CLS:
-                if slash_ok and _class_match(args[s], c):
-                    out |= closure[s + 1]
-        return frozenset(out)
+    def _close(self, entered: int) -> int:
+        """Tokens just reached, with the empty moves: a whole-component ``**/`` skipped (only
+        on reaching it: once it has matched a character it must go on to its ``/``), a star
+        matching nothing. No star follows a star after :func:`_normalize`, nor a ``**/`` a
+        ``**/``, so one round of each is enough."""
+        entered |= (entered & self._skip) << 2
+        return entered | ((entered & (self._star | self._dstar)) << 1)
+
+    def _masks(self, c: str) -> tuple[int, int]:
+        """(tokens that consume ``c`` and move on, tokens that consume ``c`` and stay)."""
+        masks = self._chars.get(c)
+        if masks is None:
+            consume = self._lit.get(c, 0)
+            loop = self._dstar
+            if self.cross_slash or c != "/":
+                consume |= self._any
+                for tok, mask in self._classes:
+                    if _class_match(tok, c):
+                        consume |= mask
+                loop |= self._star
+            if len(self._chars) >= _CHAR_CACHE_LIMIT:
+                self._chars.clear()
+            masks = self._chars[c] = (consume, loop)
+        return masks
+
+    def _step(self, live: int, c: str) -> int:
+        consume, loop = self._masks(c)
+        stayed = live & loop  # stars only: each may also stop here
+        return self._close((live & consume) << 1) | stayed | (stayed << 1)
 
     def match(self, text: str) -> bool:
         """Whether the whole of ``text`` matches."""
@@ -380,7 +451,7 @@ class Glob:
             if not nxt:
                 return False
             cur = nxt
-        return not cur.isdisjoint(self._accept)
+        return bool(cur & self._accept)
 
     __call__ = match
 
@@ -425,6 +496,33 @@ def _continues(name: str, end: int) -> bool:
         return True
     c = name[end]
     return c == "(" or c == "@" or c == "<" or (c == ":" and name.startswith("::", end))
+
+
+def _ends_with_continuation(name: str, piece: str, start: int) -> bool:
+    """Whether ``piece`` occurs in ``name`` at or after ``start`` and ends where a name may end or
+    continue (:func:`_continues`). Knuth-Morris-Pratt: O(len(name) + len(piece)) however many
+    overlapping occurrences there are."""
+    m = len(piece)
+    fail = [0] * m
+    k = 0
+    for q in range(1, m):
+        while k and piece[q] != piece[k]:
+            k = fail[k - 1]
+        if piece[q] == piece[k]:
+            k += 1
+        fail[q] = k
+    k = 0
+    for j in range(start, len(name)):
+        c = name[j]
+        while k and c != piece[k]:
+            k = fail[k - 1]
+        if c == piece[k]:
+            k += 1
+            if k == m:
+                if _continues(name, j + 1):
+                    return True
+                k = fail[k - 1]
+    return False
 
 
 class SymbolPattern:
@@ -509,9 +607,13 @@ class SymbolPattern:
         if not last:
             return True  # a trailing star reaches the end of the name
         i = name.find(last, pos)
+        tries = 0
         while i >= 0:
             if _continues(name, i + len(last)):
                 return True
+            tries += 1
+            if tries == 32:  # a periodic name: one linear pass instead of a find per occurrence
+                return _ends_with_continuation(name, last, i + 1)
             i = name.find(last, i + 1)
         return False
 

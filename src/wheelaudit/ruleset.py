@@ -76,6 +76,15 @@ def code_matches(selector: str, code: str) -> bool:
 # Errors
 
 
+def _clip(text: str, limit: int = 200) -> str:
+    """``text`` shortened to about ``limit`` characters, its start and its end kept (names and
+    values in messages come from the file)."""
+    if len(text) <= limit:
+        return text
+    half = (limit - 30) // 2
+    return text[:half] + f" ... ({len(text)} characters) ... " + text[-half:]
+
+
 class RulesError(Exception):
     """An unreadable or invalid rules file.
 
@@ -114,10 +123,10 @@ class RulesError(Exception):
             out += f":{self.line}"
         out += ": "
         if self.context:
-            out += f"{self.context}: "
+            out += f"{_clip(self.context)}: "
         if self.leaf:
-            out += f'key "{self.leaf}": '
-        return out + self.message
+            out += f'key "{_clip(self.leaf)}": '
+        return out + _clip(self.message, 2000)
 
     def __reduce__(self):
         return (
@@ -484,6 +493,52 @@ def _syntax_error(exc: Exception, source: str, text: str) -> RulesError:
     return RulesError(f"TOML syntax error: {msg}{where}", source=source, line=line, column=col)
 
 
+#: The most dotted parts one key may have (``a.b.c`` has 3). tomllib's cost grows with the
+#: square of a key's depth (a 200 kB line of ``a.a.a...`` takes minutes), so deeper keys are
+#: refused before parsing; a rules file needs five or six.
+MAX_KEY_PARTS = 128
+
+
+def _deepest_key(line: str) -> int:
+    """The most dots in one stretch of ``line`` between ``= , { } [ ]``, outside strings and
+    comments: the parts of its deepest key, less one. (A value such as ``1.5`` has one.)"""
+    deepest = dots = 0
+    quote = ""
+    i, n = 0, len(line)
+    while i < n:
+        c = line[i]
+        if quote:
+            if c == "\\" and quote == '"':
+                i += 1
+            elif c == quote:
+                quote = ""
+        elif c == '"' or c == "'":
+            quote = c
+        elif c == ".":
+            dots += 1
+            if dots > deepest:
+                deepest = dots
+        elif c in "=,{}[]":
+            dots = 0
+        elif c == "#":
+            break
+        i += 1
+    return deepest
+
+
+def _check_key_depth(text: str, source: str) -> None:
+    if text.count(".") <= MAX_KEY_PARTS:
+        return
+    for lineno, line in enumerate(text.split("\n"), 1):
+        if line.count(".") > MAX_KEY_PARTS and _deepest_key(line) >= MAX_KEY_PARTS:
+            raise RulesError(
+                f"a key with more than {MAX_KEY_PARTS} dotted parts (tables nested that deep are not "
+                "rules)",
+                source=source,
+                line=lineno,
+            )
+
+
 def parse_toml_text(text: str, source: str = "<string>") -> dict[str, Any]:
     """Parse TOML text with :mod:`tomllib`; any problem is a :class:`RulesError`."""
     if len(text) > MAX_RULES_SIZE:
@@ -492,12 +547,15 @@ def parse_toml_text(text: str, source: str = "<string>") -> dict[str, Any]:
         )
     if text.startswith("\ufeff"):
         text = text[1:]
+    _check_key_depth(text, source)
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise _syntax_error(exc, source, text) from None
     except RecursionError:
         raise RulesError("TOML values are nested too deeply", source=source) from None
+    except ValueError as exc:  # e.g. an integer of more than 4300 digits
+        raise RulesError(f"a TOML value cannot be read: {exc}", source=source) from None
 
 
 def read_toml_file(path: str | Path) -> tuple[str, dict[str, Any]]:

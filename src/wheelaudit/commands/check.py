@@ -37,7 +37,7 @@ def resolve_rules(rules_arg: str | None):
     if rules_arg:
         path = Path(rules_arg)
         if not path.is_file():
-            raise UsageError(f"rules file {path} does not exist")
+            raise UsageError(f"rules file {path} {'is not a file' if path.exists() else 'does not exist'}")
         return load_rules(path)
     ruleset, _origin = find_rules(Path.cwd())
     return ruleset

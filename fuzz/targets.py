@@ -1,0 +1,240 @@
+"""Fuzz targets: one function per input surface, ``bytes -> outcome``.
+
+A target returns a short outcome label ("parsed", "malformed", "not-a-wheel", ...) and lets
+any *unexpected* exception escape: that is a crash. Expected exceptions are the documented
+failures of each surface: :class:`~wheelaudit.readers.MalformedBinary` for the binary readers,
+:class:`~wheelaudit.wheelfile.NotAWheel` for the wheel reader, :class:`~wheelaudit.ruleset.RulesError`
+for the rules loader, :class:`~wheelaudit.globs.GlobError` for patterns.
+
+Targets:
+
+``elf`` / ``macho`` / ``pe``
+    the reader's ``parse(data, needles)`` directly (a reader bug is a crash here even though
+    ``read_binary`` would contain it as a WA001 finding), then ``read_binary`` (never raises).
+``wheel``
+    the bytes written as a ``.whl``, then ``scan`` + ``audit`` against a small ruleset + the
+    text and JSON renderers: the whole ``wheelaudit check`` path short of argument parsing.
+``rules``
+    the bytes written as a rules file, ``load_rules``, and, when it loads, an ``audit`` of a
+    fixed, pre-scanned wheel with it.
+``glob``
+    the bytes split into a pattern and a text: ``Glob`` (both slash modes) and
+    ``SymbolPattern`` compiled and matched.
+``names``
+    the bytes as a symbol name: ``symbols.demangle``, ``qualified_name``, a few patterns.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+NEEDLES = (b"Failed to load the default metallib", b"XnnpackBackend", b"mlx::core")
+
+#: a ruleset touching every rule kind; the wheel target audits each input with it
+RULES_TEXT = """\
+version = 1
+name = "fuzz"
+[libraries]
+expected = ["**/*.{so,dylib,pyd,dll}", "**/lib*.so.*"]
+identity = "filename"
+[[component]]
+name = "runtime"
+symbols = ["executorch::runtime::*", "mlx::core::add"]
+strings = ["Failed to load the default metallib"]
+owner = "**/libexecutorch.*"
+required = false
+[[component]]
+name = "backend"
+symbols = ["*Backend::init", "foo_public"]
+owner = "**/lib{foo,backend}*"
+required = { os = "macos" }
+exempt = ["*_aot_lib.so"]
+[[file]]
+name = "metallib"
+glob = "**/mlx.metallib"
+max = 1
+beside = "runtime"
+[[binary]]
+path = "**/_C.*"
+must-not-define = ["backend"]
+must-import = ["executorch::runtime::get_num_registered_backends"]
+must-need = ["libexecutorch.*"]
+[linkage]
+allow-external = ["libc.so.*", "/usr/lib/*", "/System/Library/Frameworks/*"]
+forbid-rpath = ["/Users/*", "/home/*", "*/cmake-out/*"]
+[[waive]]
+code = "WA201"
+target = "runtime"
+reason = "fuzz"
+until = 2099-01-01
+"""
+
+
+class Workspace:
+    """A private temporary directory for the inputs that must be files (wheels, rules)."""
+
+    def __init__(self, seed_wheels: list[Path] | None = None) -> None:
+        self.dir = Path(tempfile.mkdtemp(prefix="wheelaudit-fuzz-"))
+        self.seed_wheels = list(seed_wheels or [])
+        self._rules = None
+        self._wheel = None
+
+    def file(self, name: str, data: bytes) -> Path:
+        """Write an input file (not watched: the harness's own write, not the code's)."""
+        from .guard import paused
+
+        path = self.dir / name
+        with paused(), open(path, "wb") as fh:
+            fh.write(data)
+        return path
+
+    def rules(self):
+        if self._rules is None:
+            from wheelaudit.ruleset import parse_rules
+
+            self._rules = parse_rules(RULES_TEXT, "<fuzz rules>")
+        return self._rules
+
+    def wheel(self):
+        """A scanned wheel for the ``rules`` target (the first seed wheel, else a tiny one)."""
+        if self._wheel is None:
+            from wheelaudit.scan import scan
+
+            path = next((p for p in self.seed_wheels if p.suffix == ".whl"), None)
+            if path is None:
+                from .mutate import tiny_wheel
+
+                path = self.file("tiny-1.0-py3-none-any.whl", tiny_wheel([]))
+            self._wheel = scan(path, strings=[b"Failed to load the default metallib"])
+        return self._wheel
+
+
+# -- binary readers ----------------------------------------------------------------------------
+def _reader(fmt: str) -> Callable[[bytes, Workspace], str]:
+    def target(data: bytes, ws: Workspace) -> str:
+        from wheelaudit.readers import MalformedBinary, read_binary
+        from wheelaudit.readers import elf, macho, pe
+
+        reader = {"elf": elf, "macho": macho, "pe": pe}[fmt]
+        try:
+            slices = reader.parse(data, NEEDLES)
+            outcome = "parsed"
+            for s in slices:  # touch every fact (lazy columns, demangled names)
+                for sym in s.exports:
+                    _ = (sym.name, sym.demangled, sym.binding, sym.type)
+                _ = (len(s.imports), len(s.locals), s.identity, s.dependencies, s.rpaths, s.notes)
+        except MalformedBinary as exc:
+            if not str(exc):
+                raise AssertionError("MalformedBinary without a reason") from None
+            outcome = "malformed"
+        b = read_binary(data, f"lib/x.{fmt}", NEEDLES)  # must never raise
+        if b is not None and b.error is not None and not b.error:
+            raise AssertionError("WA001 without a reason")
+        return outcome
+
+    target.__name__ = fmt
+    return target
+
+
+elf = _reader("elf")
+macho = _reader("macho")
+pe = _reader("pe")
+
+
+# -- the wheel reader, end to end ----------------------------------------------------------------
+def wheel(data: bytes, ws: Workspace) -> str:
+    from wheelaudit.api import audit_wheels
+    from wheelaudit.render import renderer
+    from wheelaudit.scan import scan
+    from wheelaudit.wheelfile import NotAWheel
+
+    path = ws.file("fuzz-1.0-cp311-cp311-manylinux_2_28_x86_64.whl", data)
+    rules = ws.rules()
+    try:
+        w = scan(path, strings=rules.strings(), jobs=1)
+    except NotAWheel as exc:
+        if not str(exc):
+            raise AssertionError("NotAWheel without a message") from None
+        return "not-a-wheel"
+    report = audit_wheels([w], rules)
+    for fmt in ("text", "json"):
+        renderer(fmt)(report, io.StringIO(), False)
+    return f"exit-{report.exit_code}"
+
+
+# -- the rules loader ------------------------------------------------------------------------------
+def rules(data: bytes, ws: Workspace) -> str:
+    from wheelaudit.api import audit_wheels
+    from wheelaudit.ruleset import RulesError, load_rules
+
+    path = ws.file("rules.toml", data)
+    try:
+        rs = load_rules(path)
+    except RulesError as exc:
+        if not str(exc):
+            raise AssertionError("RulesError without a message") from None
+        return "invalid"
+    audit_wheels([ws.wheel()], rs)
+    return "valid"
+
+
+# -- patterns --------------------------------------------------------------------------------------
+def glob(data: bytes, ws: Workspace) -> str:
+    from wheelaudit.globs import Glob, GlobError, SymbolPattern
+
+    text = data.decode("utf-8", "replace")
+    pattern, _, subject = text.partition("\n")
+    outcome = []
+    for cross in (False, True):
+        try:
+            g = Glob(pattern, cross_slash=cross)
+            outcome.append("match" if g.match(subject) else "no")
+            g.match(subject[::-1])
+        except GlobError:
+            outcome.append("error")
+    try:
+        sp = SymbolPattern(pattern)
+        outcome.append("match" if sp.matches(subject) else "no")
+    except GlobError:
+        outcome.append("error")
+    return "/".join(outcome)
+
+
+def names(data: bytes, ws: Workspace) -> str:
+    from wheelaudit.globs import SymbolPattern
+    from wheelaudit.symbols import demangle, qualified_name
+
+    name = data.decode("utf-8", "backslashreplace")
+    d = demangle(name)
+    q = qualified_name(d)
+    for entry in ("executorch::*", "mlx::core::add", "*::init"):
+        SymbolPattern(entry).matches(d)
+        SymbolPattern(entry).matches(q)
+    return "demangled" if d != name else "plain"
+
+
+TARGETS: dict[str, Callable[[bytes, Workspace], str]] = {
+    "elf": elf, "macho": macho, "pe": pe, "wheel": wheel, "rules": rules, "glob": glob, "names": names,
+}
+
+
+def load_target(name: str) -> Callable[[bytes, Workspace], str]:
+    if name not in TARGETS:
+        raise SystemExit(f"unknown target {name!r}; known: {', '.join(TARGETS)}")
+    return TARGETS[name]
+
+
+def cleanup(ws: Workspace) -> None:
+    for p in ws.dir.iterdir():
+        try:
+            p.unlink()
+        except OSError:
+            pass
+    try:
+        os.rmdir(ws.dir)
+    except OSError:
+        pass

@@ -1,0 +1,445 @@
+"""Hostile and broken wheels, end to end through ``wheelaudit check``.
+
+Every archive here is built in the test, byte by byte (``fuzz/mutate.py``'s ``zip_bytes``, which
+lets any field lie) or with :mod:`zipfile`. Each must end as a precise WA002 finding (exit 1) or
+as "not a wheel" (exit 2): never a traceback, never a hang, in bounded memory, and with nothing
+written anywhere (an audit hook, ``fuzz/guard.py``, watches every run).
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import sys
+import time
+import tracemalloc
+import zipfile
+import zlib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from fuzz.guard import Guard  # noqa: E402
+from fuzz.mutate import Entry, record_hash, wheel_entries, zip_bytes  # noqa: E402
+from wheelaudit.cli import main  # noqa: E402
+from wheelaudit.scan import scan  # noqa: E402
+from wheelaudit.wheelfile import MAX_RATIO, MAX_TOTAL_RATIO, NotAWheel, open_wheel  # noqa: E402
+
+WHEEL = "fuzz-1.0-py3-none-any.whl"
+ELF = b"\x7fELF\x02\x01\x01" + bytes(57)  # a (truncated) ELF: read as a native binary if reached
+
+
+def check(path: Path, capsys, *extra: str, seconds: float = 10.0) -> tuple[int, str, str]:
+    """``wheelaudit check PATH`` in-process, watched: no write anywhere, no program run, no
+    library loaded, no code from the wheel; and done within ``seconds``."""
+    guard = Guard(allowed=[], foreign=[path.parent])
+    start = time.perf_counter()
+    with guard.watch():
+        rc = main(["check", str(path), *extra])
+    elapsed = time.perf_counter() - start
+    out, err = capsys.readouterr()
+    assert guard.violations == [], guard.violations
+    assert "Traceback" not in out + err
+    assert elapsed < seconds, f"{path.name} took {elapsed:.1f}s"
+    return rc, out, err
+
+
+def write(tmp_path: Path, data: bytes, name: str = WHEEL) -> Path:
+    p = tmp_path / name
+    p.write_bytes(data)
+    return p
+
+
+def findings(out: str) -> list[str]:
+    """The message lines of the text report."""
+    return [ln.strip() for ln in out.splitlines() if ln.startswith("    ") and ln.strip() != "at" and not ln.strip().startswith("at ")]
+
+
+# =============================================================================================
+# member names, links, duplicates
+
+
+@pytest.mark.parametrize("name, why", [
+    ("../evil.py", "climbs out of the wheel with '..'"),
+    ("pkg/../../evil.py", "climbs out of the wheel with '..'"),
+    ("/abs/evil.py", "is an absolute path"),
+    ("pkg\\evil.py", "contains a backslash"),
+    ("C:/evil.py", "has a drive letter"),
+    ("c:evil.py", "has a drive letter"),
+    ("pkg/a\x00b.so", "contains a NUL byte"),  # zipfile itself would cut the name at the NUL
+    ("pkg//evil.py", "has an empty or '.' path component (it would install under another name)"),
+    ("./evil.py", "has an empty or '.' path component (it would install under another name)"),
+    ("", "is empty"),
+])
+def test_unsafe_member_names(tmp_path, capsys, name, why):
+    entries = wheel_entries([("pkg/ok.py", b"ok\n")])
+    entries.insert(0, Entry(name.encode(), ELF))
+    p = write(tmp_path, zip_bytes(entries))
+    rc, out, _ = check(p, capsys)
+    assert rc == 1
+    assert [f for f in findings(out)] == [f"member name {name!r} {why}; it was not read"]
+    w = scan(p)
+    assert w.libraries == []  # the ELF behind the name was never read
+    assert name not in w.files
+
+
+def test_symlink_member(tmp_path, capsys):
+    entries = wheel_entries([("pkg/ok.py", b"ok\n")])
+    entries.append(Entry(b"pkg/link.so", b"/etc/passwd", extattr=0o120777 << 16))
+    rc, out, _ = check(write(tmp_path, zip_bytes(entries)), capsys)
+    assert rc == 1
+    assert findings(out) == ["member pkg/link.so is a symbolic link; wheels cannot carry links and it was not read"]
+
+
+def test_duplicate_member_names(tmp_path, capsys):
+    entries = wheel_entries([("pkg/lib.so", ELF)])
+    entries.append(Entry(b"pkg/lib.so", b"\x7fELF" + b"\xff" * 60))  # a second, different copy
+    rc, out, _ = check(write(tmp_path, zip_bytes(entries)), capsys)
+    assert rc == 1
+    assert "member pkg/lib.so appears more than once in the zip directory" in findings(out)
+
+
+def test_directory_entry_with_data(tmp_path, capsys):
+    entries = wheel_entries([("pkg/ok.py", b"ok\n")])
+    entries.append(Entry(b"pkg/dir/", ELF))
+    rc, out, _ = check(write(tmp_path, zip_bytes(entries)), capsys)
+    assert rc == 1
+    assert findings(out) == [f"directory entry pkg/dir/ carries {len(ELF)} bytes; they were not read"]
+
+
+def test_encrypted_and_unknown_methods(tmp_path, capsys):
+    entries = wheel_entries([("pkg/a.py", b"a\n"), ("pkg/b.py", b"b\n")])
+    entries[0].flags |= 1
+    entries[1].method, entries[1].raw = 99, b"b\n"
+    rc, out, _ = check(write(tmp_path, zip_bytes(entries)), capsys)
+    assert rc == 1
+    assert findings(out) == [  # and no "RECORD lists pkg/a.py, which the wheel does not contain"
+        "member pkg/a.py is encrypted; it was not read",
+        "member pkg/b.py uses compression method 99, which cannot be read (stored, deflate, bzip2 and lzma "
+        "can); it was not read",
+    ]
+
+
+# =============================================================================================
+# sizes, offsets and data that lie
+
+
+@pytest.mark.parametrize("method", [0, 8])
+def test_declared_size_bigger_than_the_data(tmp_path, capsys, method):
+    data = b"A" * 5000
+    entries = wheel_entries([("pkg/data.bin", data)])
+    entries[0].method, entries[0].lie_usize = method, 9000  # CRC matches the 5000 bytes
+    rc, out, _ = check(write(tmp_path, zip_bytes(entries)), capsys)
+    assert rc == 1
+    assert findings(out) == ["pkg/data.bin: the zip directory declares 9000 bytes but the member holds 5000"]
+
+
+@pytest.mark.parametrize("method", [0, 8])
+def test_declared_size_smaller_than_the_data(tmp_path, capsys, method):
+    entries = wheel_entries([("pkg/data.bin", b"A" * 5000)])
+    entries[0].method, entries[0].lie_usize = method, 100
+    rc, out, _ = check(write(tmp_path, zip_bytes(entries)), capsys)
+    assert rc == 1
+    (msg,) = findings(out)
+    assert msg.startswith("pkg/data.bin: ") and ("Bad CRC-32" in msg or "larger than its declared" in msg), msg
+
+
+def test_compressed_size_lies(tmp_path, capsys):
+    # bigger: its bytes would run over the next member's header (what overlapping bombs do)
+    entries = wheel_entries([("pkg/data.bin", b"A" * 5000)])
+    entries[0].lie_csize = 4000
+    rc, out, _ = check(write(tmp_path, zip_bytes(entries)), capsys)
+    assert rc == 1
+    (msg,) = findings(out)
+    assert msg.startswith("member pkg/data.bin runs to byte ") and "over the header of" in msg and "it was not read" in msg
+    # smaller: the data ends early
+    entries = wheel_entries([("pkg/data.bin", os.urandom(5000))])
+    entries[0].method, entries[0].lie_csize = 0, 10
+    rc, out, _ = check(write(tmp_path, zip_bytes(entries)), capsys)
+    assert rc == 1
+    assert findings(out)[0].startswith("pkg/data.bin: cannot read: ")
+
+
+def test_local_header_that_disagrees_and_offsets_outside_the_file(tmp_path, capsys):
+    entries = wheel_entries([("pkg/a.py", b"a\n")])
+    entries[0].local_name = b"pkg/evil.so"
+    rc, out, _ = check(write(tmp_path, zip_bytes(entries)), capsys)
+    assert rc == 1
+    assert findings(out) == ["pkg/a.py: cannot read: File name in directory 'pkg/a.py' and header b'pkg/evil.so' differ."]
+    entries = wheel_entries([("pkg/a.py", b"a\n")])
+    entries[0].offset = 0x7FFFFFF0
+    rc, out, _ = check(write(tmp_path, zip_bytes(entries)), capsys)
+    assert rc == 1
+    assert findings(out)[0].startswith("member pkg/a.py has its local header at byte 2147483632, outside the ")
+
+
+def test_corrupt_compressed_data(tmp_path, capsys):
+    entries = wheel_entries([("pkg/lib.so", ELF)])
+    entries[0].raw, entries[0].lie_usize = b"\xff" * 40, len(ELF)  # not a deflate stream
+    rc, out, _ = check(write(tmp_path, zip_bytes(entries)), capsys)
+    assert rc == 1
+    assert findings(out) == ["pkg/lib.so: cannot read: corrupt member data (error: Error -3 while decompressing data: "
+                             "invalid block type)"]
+
+
+def test_hostile_record_wheel_and_metadata(tmp_path, capsys):
+    di = "fuzz-1.0.dist-info"
+    # a RECORD field larger than the csv module's limit, and a bare carriage return
+    for record, why in ((b"x" * 200_000 + b",sha256=x,1\n", "field larger than field limit"),
+                        (b"pkg/a.py,sha256=x,1\rjunk\"\r\n", "new-line character seen in unquoted field")):
+        entries = wheel_entries([("pkg/a.py", b"a\n")], record=False)
+        entries.append(Entry(f"{di}/RECORD".encode(), record))
+        rc, out, _ = check(write(tmp_path, zip_bytes(entries)), capsys)
+        assert rc == 1
+        (msg,) = findings(out)
+        assert msg.startswith(f"{di}/RECORD is not valid CSV (line 1: ") and why in msg
+        assert msg.endswith("no file can be verified")
+    # WHEEL and METADATA whose data is corrupt
+    entries = wheel_entries([("pkg/a.py", b"a\n")])
+    for e in entries:
+        if e.name.endswith((b"/WHEEL", b"/METADATA")):
+            e.raw, e.lie_usize = b"\xff" * 20, 40
+    rc, out, _ = check(write(tmp_path, zip_bytes(entries)), capsys)
+    assert rc == 1
+    msgs = findings(out)
+    assert f"{di}/WHEEL cannot be read (corrupt member data (error: Error -3 while decompressing data: invalid block type))" in msgs
+    assert any(m.startswith(f"{di}/METADATA cannot be read (") for m in msgs)
+
+
+# =============================================================================================
+# zip bombs
+
+
+def _zeros_deflate(mib: int) -> tuple[bytes, int]:
+    """A raw deflate stream of ``mib`` MiB of zeros, built in milliseconds: after a full flush the
+    compressor starts over, so one encoded MiB repeats. Returns (stream, CRC-32)."""
+    co = zlib.compressobj(9, zlib.DEFLATED, -15)
+    block = co.compress(bytes(1 << 20)) + co.flush(zlib.Z_FULL_FLUSH)
+    stream = block * mib + co.flush()
+    crc = 0
+    zero = bytes(1 << 20)
+    for _ in range(mib):
+        crc = zlib.crc32(zero, crc)
+    return stream, crc
+
+
+def test_zeros_deflate_helper_is_a_real_stream():
+    stream, crc = _zeros_deflate(3)
+    out = zlib.decompress(stream, -15)
+    assert out == bytes(3 << 20) and zlib.crc32(out) == crc
+
+
+def test_high_ratio_member_is_not_inflated(tmp_path, capsys):
+    stream, _ = _zeros_deflate(1024)  # 1 GiB of zeros in about 1 MB
+    entries = wheel_entries([("pkg/ok.py", b"ok\n")])
+    entries.append(Entry(b"pkg/zeros.bin", b"", raw=stream, lie_usize=1 << 30, lie_crc=0))
+    tracemalloc.start()
+    try:
+        rc, out, _ = check(write(tmp_path, zip_bytes(entries, zip64=True)), capsys, seconds=5)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert rc == 1
+    assert findings(out) == [f"member pkg/zeros.bin inflates {len(stream)} bytes to {1 << 30} (ratio above "
+                             f"{MAX_RATIO}: a zip bomb?); it was not read"]
+    assert peak < 64 << 20
+
+
+def test_many_members_each_under_the_member_limit(tmp_path, capsys):
+    """Seventy members of 15 MiB of zeros (each below the per-member check, 16 MiB): together they
+    inflate about 1 MB to over 1 GiB, and the wheel is refused before any is read."""
+    stream, crc = _zeros_deflate(15)
+    entries = wheel_entries([])
+    entries += [Entry(f"pkg/z{i}.bin".encode(), b"", raw=stream, lie_usize=15 << 20, lie_crc=crc) for i in range(70)]
+    rc, _, err = check(write(tmp_path, zip_bytes(entries)), capsys, seconds=5)
+    assert rc == 2
+    assert f"above {MAX_TOTAL_RATIO}: a zip bomb?); not read" in err and "its members inflate" in err
+
+
+def test_high_ratio_data_below_the_limits_is_read_in_bounded_memory(tmp_path, capsys):
+    """Below the limits, high-ratio data is read, streamed: 195 MiB through a few MiB of memory."""
+    stream, crc = _zeros_deflate(15)
+    names = [f"pkg/z{i}.bin" for i in range(13)]
+    entries = [Entry(n.encode(), b"", raw=stream, lie_usize=15 << 20, lie_crc=crc) for n in names]
+    di = "fuzz-1.0.dist-info"
+    meta = [(f"{di}/METADATA", b"Metadata-Version: 2.1\nName: fuzz\nVersion: 1.0\n"),
+            (f"{di}/WHEEL", b"Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n")]
+    zeros_hash = record_hash(bytes(15 << 20))
+    rows = "".join(f"{n},{zeros_hash},{15 << 20}\n" for n in names)
+    rows += "".join(f"{n},{record_hash(d)},{len(d)}\n" for n, d in meta) + f"{di}/RECORD,,\n"
+    entries += [Entry(n.encode(), d) for n, d in meta] + [Entry(f"{di}/RECORD".encode(), rows.encode())]
+    tracemalloc.start()
+    try:
+        rc, out, _ = check(write(tmp_path, zip_bytes(entries)), capsys, seconds=30)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert rc == 0, out
+    assert peak < 48 << 20, f"peak {peak >> 20} MiB"
+
+
+def _quoted_overlap_bomb(files: int, kernel_mib: int) -> bytes:
+    """David Fifield's "quoted overlap" zip bomb: every member's compressed data starts with a
+    stored deflate block that quotes the next member's local header, and all of them end in the
+    same kernel; each member inflates to the kernel and more, from a few bytes of its own."""
+    kernel, kernel_crc = _zeros_deflate(kernel_mib)
+    names = [f"pkg/b{i:04d}.bin".encode() for i in range(files)]
+    # from the last member back: (local header, uncompressed size, CRC of its output)
+    headers: list[bytes] = [b""] * files
+    usize, crc_tail, csize = kernel_mib << 20, kernel_crc, len(kernel)
+    out_prefix_crcs = []
+    for i in range(files - 1, -1, -1):
+        if i < files - 1:
+            nxt = headers[i + 1]
+            usize += len(nxt)
+            csize += 5 + len(nxt)
+        # the output of member i: the headers of i+1..n-1, then the kernel's zeros
+        quoted = b"".join(headers[i + 1:])
+        crc = zlib.crc32(quoted)
+        zero = bytes(1 << 20)
+        for _ in range(kernel_mib):
+            crc = zlib.crc32(zero, crc)
+        headers[i] = struct.pack("<IHHHHHIIIHH", 0x04034B50, 20, 0, 8, 0, 0x21, crc, csize, usize,
+                                 len(names[i]), 0) + names[i]
+        out_prefix_crcs.append((i, crc, csize, usize))
+    del crc_tail
+    body = bytearray()
+    offsets = []
+    for i in range(files):
+        offsets.append(len(body))
+        body += headers[i]
+        if i < files - 1:
+            nxt = headers[i + 1]
+            body += struct.pack("<BHH", 0, len(nxt), len(nxt) ^ 0xFFFF)  # a stored, non-final block
+    body += kernel
+    cd = bytearray()
+    info = {i: (crc, csize, usize) for i, crc, csize, usize in out_prefix_crcs}
+    for i in range(files):
+        crc, csize, usize = info[i]
+        cd += struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 0x0314, 20, 0, 8, 0, 0x21, crc, csize, usize,
+                          len(names[i]), 0, 0, 0, 0, 0o100644 << 16, offsets[i]) + names[i]
+    cd_start = len(body)
+    return bytes(body + cd + struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, files, files, len(cd), cd_start, 0))
+
+
+def test_overlapping_members_bomb(tmp_path, capsys):
+    data = _quoted_overlap_bomb(60, 4)  # ~4 KB that inflate to 60 x 4 MiB
+    p = write(tmp_path, data, "bomb-1.0-py3-none-any.whl")
+    with zipfile.ZipFile(p) as zf:  # it is a real bomb: the stdlib reads the overlapping members
+        assert zf.read("pkg/b0058.bin")[-16:] == bytes(16) and len(zf.read("pkg/b0058.bin")) > 4 << 20
+    rc, out, _ = check(p, capsys, seconds=5)
+    assert rc == 1
+    overlaps = [m for m in findings(out) if "overlapping members are how a zip bomb multiplies its data" in m]
+    assert len(overlaps) == 59  # all but the last, which holds only the kernel
+    assert overlaps[0].startswith("member pkg/b0000.bin runs to byte ")
+
+
+def test_full_overlap_every_entry_points_at_one_header(tmp_path, capsys):
+    stream, crc = _zeros_deflate(8)
+    entries = [Entry(b"pkg/a.bin", b"", raw=stream, lie_usize=8 << 20, lie_crc=crc)]
+    entries += [Entry(f"pkg/a{i}.bin".encode(), b"", raw=b"", lie_usize=8 << 20, lie_crc=crc, lie_csize=len(stream),
+                      offset=0) for i in range(200)]
+    rc, out, _ = check(write(tmp_path, zip_bytes(entries)), capsys, seconds=5)
+    assert rc in (1, 2)
+    assert sum("overlapping members" in m for m in findings(out)) >= 200
+
+
+def test_a_zip_inside_the_wheel_is_only_bytes(tmp_path, capsys, monkeypatch):
+    inner_stream, _ = _zeros_deflate(1024)
+    inner = zip_bytes([Entry(b"zeros.bin", b"", raw=inner_stream, lie_usize=1 << 30, lie_crc=0)], zip64=True)
+    nested = zip_bytes([Entry(b"inner.zip", inner, method=0)] * 1)
+    p = write(tmp_path, zip_bytes(wheel_entries([("pkg/inner.zip", inner), ("pkg/nested.zip", nested)])))
+    opened = []
+    real_init = zipfile.ZipFile.__init__
+
+    def spy(self, file, *a, **kw):
+        opened.append(file)
+        return real_init(self, file, *a, **kw)
+
+    monkeypatch.setattr(zipfile.ZipFile, "__init__", spy)
+    rc, out, _ = check(p, capsys, seconds=5)
+    assert rc == 0, out
+    assert all(Path(os.fsdecode(f)) == p for f in opened if not hasattr(f, "read")), opened
+    assert not any(hasattr(f, "read") for f in opened)  # no archive opened from bytes in memory
+
+
+# =============================================================================================
+# ZIP64, truncation, not a zip at all
+
+
+def test_forced_zip64_headers(tmp_path, capsys):
+    p = tmp_path / WHEEL
+    di = "fuzz-1.0.dist-info"
+    files = {"pkg/a.py": b"a\n", f"{di}/METADATA": b"Metadata-Version: 2.1\nName: fuzz\nVersion: 1.0\n",
+             f"{di}/WHEEL": b"Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
+    with zipfile.ZipFile(p, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data in files.items():
+            with zf.open(name, "w", force_zip64=True) as fh:
+                fh.write(data)
+        rows = "".join(f"{n},{record_hash(d)},{len(d)}\n" for n, d in files.items()) + f"{di}/RECORD,,\n"
+        zf.writestr(f"{di}/RECORD", rows)
+    assert b"\x01\x00\x10\x00" in p.read_bytes()  # a ZIP64 extra field in the local headers
+    rc, out, _ = check(p, capsys)
+    assert rc == 0, out
+
+
+def test_zip64_with_more_than_65535_members(tmp_path, capsys):
+    n = 66_000
+    entries = wheel_entries([(f"pkg/m{i}.txt", b"") for i in range(n)])
+    for e in entries:
+        e.method = 0
+    data = zip_bytes(entries, zip64=True)
+    assert data.rfind(b"PK\x06\x06") > 0  # the ZIP64 end of central directory record
+    p = write(tmp_path, data)
+    with open_wheel(p) as src:
+        assert len(src.members) == n + 3
+    rc, out, _ = check(p, capsys, seconds=30)
+    assert rc == 0, out
+
+
+@pytest.mark.parametrize("cut", ["eocd", "half-of-cd", "cd", "end-record-only"])
+def test_truncated_central_directory(tmp_path, capsys, cut):
+    good = zip_bytes(wheel_entries([("pkg/a.py", b"a\n" * 50), ("pkg/b.py", b"b\n")]))
+    eocd = good.rfind(b"PK\x05\x06")
+    cd_size, cd_off = struct.unpack_from("<II", good, eocd + 12)
+    data = {"eocd": good[: eocd + 10],
+            "half-of-cd": good[: cd_off + cd_size // 2] + good[eocd:],
+            "cd": good[:cd_off],
+            "end-record-only": good[eocd:]}[cut]
+    rc, out, err = check(write(tmp_path, data), capsys)
+    assert rc == 2 and out == ""
+    assert err.startswith("wheelaudit: not a wheel: ") and "not a zip file" in err
+
+
+@pytest.mark.parametrize("data", [b"", b"hello world\n" * 10, ELF * 100, b"PK\x03\x04" + bytes(100), os.urandom(4096)],
+                         ids=["empty", "text", "elf", "local-header-only", "random"])
+def test_not_a_zip(tmp_path, capsys, data):
+    rc, out, err = check(write(tmp_path, data), capsys)
+    assert rc == 2 and out == ""
+    assert err.startswith("wheelaudit: not a wheel: ") and err.count("\n") == 1
+
+
+def test_a_directory_that_is_not_a_wheel(tmp_path, capsys):
+    plain = tmp_path / "site" / "plain"
+    plain.mkdir(parents=True)
+    (plain / "mod.py").write_text("x = 1\n")
+    rc, out, err = check(plain, capsys)
+    assert rc == 2 and out == ""
+    assert "a directory without a *.dist-info" in err and "neither an unpacked wheel nor an installed package" in err
+    # a directory named like a wheel, and something that is neither file nor directory
+    (tmp_path / WHEEL).mkdir()
+    rc, _, err = check(tmp_path / WHEEL, capsys)
+    assert rc == 2 and "a directory without a *.dist-info" in err
+    fifo = tmp_path / "fifo-1.0-py3-none-any.whl"
+    os.mkfifo(fifo)
+    rc, _, err = check(fifo, capsys)
+    assert rc == 2 and "not a file or directory" in err
+
+
+def test_scan_raises_not_a_wheel_for_the_api():
+    with pytest.raises(NotAWheel):
+        scan(Path("/nonexistent/x-1.0-py3-none-any.whl"))
