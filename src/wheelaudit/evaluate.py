@@ -17,6 +17,7 @@ from .facts import Binary, Slice, Symbol
 from .findings import Finding, examples
 from .globs import Glob, SymbolPattern
 from .index import NameIndex, SymbolIndex
+from .symbols import SymbolTable
 from .linkage import check_linkage
 from .ruleset import BinaryRule, ComponentRule, FileRule, LibrariesRule, Ruleset, Waiver
 from .scan import Wheel
@@ -38,17 +39,19 @@ class Context:
         self._locals: dict[int, SymbolIndex] = {}
         self._imports: dict[str, NameIndex] = {}
         self._evidence: dict[str, dict[str, LibraryEvidence]] = {}
+        # every symbol entry of the ruleset: each index finds all their hints in one pass
+        self._patterns = _ruleset_patterns(ruleset)
 
     def exports(self, sl: Slice) -> SymbolIndex:
         idx = self._exports.get(id(sl))
         if idx is None:
-            idx = self._exports[id(sl)] = SymbolIndex(sl.exports)
+            idx = self._exports[id(sl)] = SymbolIndex(sl.exports, self._patterns)
         return idx
 
     def locals(self, sl: Slice) -> SymbolIndex:
         idx = self._locals.get(id(sl))
         if idx is None:
-            idx = self._locals[id(sl)] = SymbolIndex(sl.locals)
+            idx = self._locals[id(sl)] = SymbolIndex(sl.locals, self._patterns)
         return idx
 
     def imports(self, b: Binary) -> NameIndex:
@@ -73,6 +76,17 @@ class Context:
                 if e.any:
                     ev[b.path] = e
         return ev
+
+
+def _ruleset_patterns(ruleset: Ruleset | None) -> list[SymbolPattern]:
+    if ruleset is None:
+        return []
+    pats: list[SymbolPattern] = []
+    for comp in ruleset.components:
+        pats.extend(comp.symbols)
+    for rule in ruleset.binaries:
+        pats.extend(rule.must_import)
+    return list({p.entry: p for p in pats}.values())
 
 
 # --------------------------------------------------------------------------------------------
@@ -200,7 +214,16 @@ def is_python_extension(b: Binary) -> bool:
     name = b.name
     if ".cpython-" in name or ".abi3." in name or ".pypy" in name or name.endswith(".pyd"):
         return True
-    return any(s.name.startswith("PyInit_") for sl in b.slices for s in sl.exports)
+    return any(_exports_name_prefix(sl, "PyInit_") for sl in b.slices)
+
+
+def _exports_name_prefix(sl: Slice, prefix: str) -> bool:
+    """Whether an export's name starts with ``prefix`` (a SymbolTable answers without making
+    a Symbol of each of its tens of thousands of exports)."""
+    exports = sl.exports
+    if isinstance(exports, SymbolTable):
+        return exports.any_name_startswith(prefix)
+    return any(s.name.startswith(prefix) for s in exports)
 
 
 def _glob_match(g: Glob, path: str) -> bool:

@@ -24,10 +24,13 @@ class Symbol:
 
     ``name`` is the name as the linker sees it, less Mach-O's leading underscore and less any ELF
     ``@version`` suffix; ``demangled`` is the C++-demangled form (equal to ``name`` for C names).
+    ``demangled`` is computed from ``name`` on first use (readers leave it out: a big library
+    has hundreds of thousands of symbols and a rule looks at a handful); it takes no part in
+    equality or hashing, being a function of ``name``.
     """
 
     name: str
-    demangled: str
+    demangled: str = field(default=None, compare=False)  # type: ignore[assignment]
     binding: Binding = "global"
     type: SymbolType = "other"
     version: str | None = None  # ELF symbol version (e.g. "GLIBC_2.2.5"), if any
@@ -36,6 +39,29 @@ class Symbol:
     def weak(self) -> bool:
         """A weak definition (ELF STB_WEAK, Mach-O weak definition): replaceable at load time."""
         return self.binding == "weak"
+
+
+class _LazyDemangled:
+    """``Symbol.demangled``: kept in the instance ``__dict__`` like a plain field (so pickling,
+    ``vars()`` and the readers' fast constructors see an ordinary dataclass), demangled from
+    ``name`` when it is read while still unset (None)."""
+
+    def __get__(self, obj: Symbol | None, objtype: type | None = None) -> str | None:
+        if obj is None:
+            return None
+        d = obj.__dict__
+        value = d.get("demangled")
+        if value is None:
+            from .symbols import demangle
+
+            value = d["demangled"] = demangle(d["name"])
+        return value
+
+    def __set__(self, obj: Symbol, value: str | None) -> None:
+        obj.__dict__["demangled"] = value
+
+
+Symbol.demangled = _LazyDemangled()  # type: ignore[assignment]  # after @dataclass: the field keeps its default
 
 
 @dataclass(frozen=True)

@@ -1,59 +1,239 @@
-"""Sorted symbol indexes, so that a sentinel is looked up in O(log n), not by a scan.
+"""Symbol indexes: find the symbols a SPEC §3 pattern matches without demangling every name.
 
 SPEC §3 matching: an entry matches a name equal to it or continuing it with ``(``, ``@``,
-``::`` or ``<``; ``*`` is a wildcard. Every match therefore starts with the entry's literal
-prefix (the part before the first ``*``), which a bisect over the sorted names finds; only that
-range is then checked with the full pattern.
+``::`` or ``<``; ``*`` is a wildcard. A symbol is matched through any of its keys: its
+demangled name, its mangled name, and its demangled name less a return type or special-name
+prefix (:func:`~wheelaudit.symbols.qualified_name`).
+
+Demangling is what costs (tens of microseconds a name; ``libtorch_cpu.so`` has 465,000
+symbols), so it is done for candidates only. A candidate is a name that contains what any
+match must contain (:func:`~wheelaudit.symbols.pattern_hints`): the entry's longest literal
+piece for C names and names matched as they are, the ``<length><identifier>`` encodings of the
+entry's scopes for mangled names. For a :class:`~wheelaudit.symbols.SymbolTable` the hints of
+all the patterns of a ruleset are found in one pass over its string table (``prepare``); the
+result is the same as demangling everything and scanning the sorted keys, examples in the same
+order.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_left
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from itertools import compress
 
 from .facts import Symbol
 from .globs import SymbolPattern
-from .symbols import qualified_name
+from .strings import searcher as _searcher
+from .symbols import SymbolTable, demangle, pattern_hints, qualified_name
+
+#: with a limit, at most this many candidates are demangled to order the examples exactly; past
+#: it the first ``limit`` matches in table order are sorted (the matched set is the same)
+MAX_ORDERED_CANDIDATES = 4096
+
+_hint_cache: dict[str, tuple[bytes, tuple[bytes, ...] | None]] = {}
+
+
+def hints_of(pattern: SymbolPattern) -> tuple[bytes, tuple[bytes, ...] | None]:
+    h = _hint_cache.get(pattern.entry)
+    if h is None:
+        h = _hint_cache[pattern.entry] = pattern_hints(pattern)
+    return h
+
+
+def _selective(hints: tuple[bytes, ...]) -> bytes:
+    """The hint to look up (the others are checked on its candidates): the longest, which is
+    the rarest as a rule (``2at4_ops10add_Tensor``, not ``4call``); the last of equals."""
+    return max(reversed(hints), key=len)
+
+
+def _keys(name: str, demangled: str | None = None) -> list[str]:
+    """The keys a symbol is found under (demangled, mangled, qualified), as SPEC §3 says."""
+    d = demangled if demangled is not None else (demangle(name) if name[:2] == "_Z" else name)
+    if d == name:
+        return [d]
+    q = qualified_name(d)
+    return [d, name] if q == d else [d, name, q]
+
+
+def _first_key(pattern: SymbolPattern, keys: list[str]) -> str | None:
+    """The smallest key ``pattern`` matches (the order the old sorted index found it in)."""
+    best = None
+    for k in keys:
+        if pattern.matches(k) and (best is None or k < best):
+            best = k
+    return best
 
 
 class SymbolIndex:
-    """Defined symbols of one slice, searchable by SPEC §3 patterns."""
+    """Defined symbols of one slice (a :class:`SymbolTable` or any list of :class:`Symbol`)."""
 
-    __slots__ = ("_keys", "_syms")
+    __slots__ = ("_table", "_syms", "_names", "_positions", "_hits", "_mangled")
 
-    def __init__(self, symbols: Iterable[Symbol]):
-        pairs: list[tuple[str, Symbol]] = []
-        for s in symbols:
-            pairs.append((s.demangled, s))
-            if s.name != s.demangled:
-                pairs.append((s.name, s))  # a mangled entry in the rules still matches
-                q = qualified_name(s.demangled)
-                if q != s.demangled:
-                    pairs.append((q, s))  # "int ns::f<int>()" is found as "ns::f<int>()"
-        pairs.sort(key=lambda p: p[0])
-        self._keys = [p[0] for p in pairs]
-        self._syms = [p[1] for p in pairs]
+    def __init__(self, symbols: Iterable[Symbol], patterns: Iterable[SymbolPattern] = ()):
+        if isinstance(symbols, SymbolTable):
+            self._table: SymbolTable | None = symbols
+            self._syms: list[Symbol] | None = None
+            self._names: list[str] | None = None
+        else:
+            self._table = None
+            self._syms = list(symbols)
+            self._names = [s.name for s in self._syms]
+        self._positions: dict[bytes, list[int]] = {}  # hint -> where it occurs in the blob
+        self._hits: dict[bytes, set[int]] = {}  # hint -> the entries whose name contains it
+        self._mangled: list[int] | None = None
+        pats = list(patterns)
+        if pats:
+            self.prepare(pats)
 
     def __len__(self) -> int:
-        return len(self._keys)
+        return self._table.raw_count if self._table is not None else len(self._syms or ())
 
-    def find(self, pattern: SymbolPattern, *, strong_only: bool = False, limit: int | None = None) -> list[Symbol]:
-        """The symbols matching ``pattern`` (each once), weak ones left out with ``strong_only``."""
-        prefix = pattern.literal_prefix
-        i = bisect_left(self._keys, prefix)
-        keys, syms = self._keys, self._syms
-        out: list[Symbol] = []
-        seen: set[int] = set()
-        n = len(keys)
-        while i < n and keys[i].startswith(prefix):
-            sym = syms[i]
-            if (not strong_only or not sym.weak) and id(sym) not in seen and pattern.matches(keys[i]):
-                seen.add(id(sym))
-                out.append(sym)
-                if limit is not None and len(out) >= limit:
-                    break
-            i += 1
+    # ---- candidates ------------------------------------------------------------------------
+    def prepare(self, patterns: Iterable[SymbolPattern]) -> None:
+        """Find the hints of ``patterns`` in one pass (instead of one pass per pattern)."""
+        want: set[bytes] = set()
+        for p in patterns:
+            plain, mangled = hints_of(p)
+            want.add(plain)
+            if mangled:
+                want.add(_selective(mangled))
+        self._locate([h for h in want if h and h not in self._positions and h not in self._hits])
+        if self._table is not None and self._positions:
+            self._map(list(self._positions))
+
+    def _locate(self, hints: list[bytes]) -> None:
+        if not hints:
+            return
+        if self._table is None:
+            names = self._names or []
+            for h in hints:
+                text = h.decode("utf-8", "surrogatepass")
+                self._hits[h] = {i for i, n in enumerate(names) if text in n}
+            return
+        found: dict[bytes, list[int]] = {h: [] for h in hints}
+        for h, pos in _searcher(frozenset(hints)).positions(self._table.blob):
+            found[h].append(pos)
+        self._positions.update(found)
+
+    def _entries(self, hint: bytes) -> set[int]:
+        """The raw indices of the entries whose name contains ``hint``."""
+        got = self._hits.get(hint)
+        if got is None:
+            if hint not in self._positions:
+                self._locate([hint])
+                got = self._hits.get(hint)
+                if got is not None:
+                    return got
+            self._map([h for h, pos in self._positions.items()])
+            got = self._hits[hint]
+        return got
+
+    def _map(self, hints: list[bytes]) -> None:
+        """Turn the blob positions of ``hints`` into entries, all in one pass over the offsets.
+
+        An entry's name is ``blob[offset:next NUL]``; it contains a hit at ``p`` when its offset
+        is the start of the string holding ``p`` or, for a name sharing another's tail (a few
+        linkers merge "bar" into "foobar"), lies between that start and ``p``."""
+        table = self._table
+        assert table is not None
+        blob = table.blob
+        by_start: dict[int, list[tuple[bytes, int]]] = {}  # string start -> (hint, last hit in it)
+        for h in hints:
+            self._hits[h] = set()
+            seen: dict[int, int] = {}
+            for p in self._positions.pop(h):
+                start = blob.rfind(b"\0", 0, p) + 1
+                if seen.get(start, -1) < p:
+                    seen[start] = p
+            for start, p in seen.items():
+                by_start.setdefault(start, []).append((h, p))
+        if not by_start:
+            return
+        offsets = table.offsets
+        for i in compress(range(len(offsets)), map(by_start.__contains__, offsets)):
+            for h, _p in by_start[offsets[i]]:
+                self._hits[h].add(i)
+        for start, entries in table.tails().items():
+            for h, p in by_start.get(start, ()):
+                for o, i in entries:
+                    if o <= p:
+                        self._hits[h].add(i)
+
+    def _all_mangled(self) -> list[int]:
+        if self._mangled is None:
+            if self._table is None:
+                self._mangled = [i for i, n in enumerate(self._names or []) if n[:2] == "_Z"]
+            else:
+                t = self._table
+                blob, offs = t.blob, t.offsets
+                lead = b"__Z" if t.underscore else b"_Z"
+                self._mangled = [i for i in range(t.raw_count) if blob.startswith(lead, offs[i])]
+        return self._mangled
+
+    def _raw(self, i: int) -> bytes:
+        if self._table is not None:
+            blob = self._table.blob
+            start = self._table.offsets[i]
+            return blob[start:blob.find(b"\0", start)]
+        return (self._names or [])[i].encode("utf-8", "surrogatepass")
+
+    def _candidates(self, pattern: SymbolPattern) -> set[int]:
+        plain, mangled = hints_of(pattern)
+        out = set(self._entries(plain))
+        if mangled is None:
+            out.update(self._all_mangled())
+            return out
+        rarest = _selective(mangled)
+        others = [h for h in mangled if h != rarest]
+        for i in self._entries(rarest):
+            if i not in out:
+                raw = self._raw(i)
+                if all(h in raw for h in others):
+                    out.add(i)
         return out
+
+    # ---- lookups ---------------------------------------------------------------------------
+    def find(self, pattern: SymbolPattern, *, strong_only: bool = False, limit: int | None = None) -> list[Symbol]:
+        """The symbols matching ``pattern`` (each once), weak ones left out with ``strong_only``.
+
+        In the order of their smallest matching key, as a scan of the sorted keys finds them.
+        """
+        cands = sorted(self._candidates(pattern))
+        table, syms = self._table, self._syms
+        if strong_only:
+            if table is not None:
+                codes = table.codes
+                cands = [i for i in cands if codes[i] >> 2 != 1]
+            else:
+                assert syms is not None
+                cands = [i for i in cands if not syms[i].weak]
+        hits: list[tuple[str, int, Symbol]] = []
+        seen: set[tuple[str, int]] = set()
+        exact = limit is None or len(cands) <= MAX_ORDERED_CANDIDATES
+        for i in cands:
+            if table is not None:
+                name = table.raw_name(i)
+                d = demangle(name) if name[:2] == "_Z" else name
+                key = _first_key(pattern, _keys(name, d))
+                if key is None:
+                    continue
+                code = table.codes[i]
+                if table.may_repeat:  # a table with repeats: the first one counts
+                    if (name, code) in seen:
+                        continue
+                    seen.add((name, code))
+                hits.append((key, i, table.raw_symbol(i, d)))
+            else:
+                assert syms is not None
+                sym = syms[i]
+                key = _first_key(pattern, _keys(sym.name, sym.demangled))
+                if key is None:
+                    continue
+                hits.append((key, i, sym))
+            if not exact and limit is not None and len(hits) >= limit:
+                break
+        hits.sort(key=lambda h: (h[0], h[1]))
+        out = [h[2] for h in hits]
+        return out if limit is None else out[:limit]
 
     def any(self, pattern: SymbolPattern, *, strong_only: bool = False) -> bool:
         return bool(self.find(pattern, strong_only=strong_only, limit=1))
@@ -63,22 +243,21 @@ class NameIndex:
     """Plain names (imports), searchable by SPEC §3 patterns over their demangled form."""
 
     def __init__(self, names: Iterable[str]):
-        from .symbols import demangle
-
-        keys = set()
-        for n in names:
-            keys.add(n)
-            d = demangle(n)
-            if d != n:
-                keys.add(d)
-                keys.add(qualified_name(d))
-        self._keys = sorted(keys)
+        self._names: list[str] = list(dict.fromkeys(names))
 
     def any(self, pattern: SymbolPattern) -> bool:
-        prefix = pattern.literal_prefix
-        i = bisect_left(self._keys, prefix)
-        while i < len(self._keys) and self._keys[i].startswith(prefix):
-            if pattern.matches(self._keys[i]):
-                return True
-            i += 1
+        plain, mangled = hints_of(pattern)
+        ptext = plain.decode("utf-8", "surrogatepass")
+        mtext = [h.decode("ascii") for h in mangled] if mangled is not None else None
+        for n in self._names:
+            if ptext in n:
+                if any(pattern.matches(k) for k in _keys(n)):
+                    return True
+            elif n[:2] == "_Z" and (mtext is None or all(h in n for h in mtext)):
+                if any(pattern.matches(k) for k in _keys(n)):
+                    return True
         return False
+
+
+def index_names(names: Sequence[str]) -> NameIndex:
+    return NameIndex(names)

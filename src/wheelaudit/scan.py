@@ -8,15 +8,18 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .conditions import WheelTraits, traits_from_tags
-from .facts import Binary, Symbol
+from .facts import Binary
 from .findings import Finding
-from .readers import read_binary
 from .wheelfile import MemberData, RecordChecker, open_wheel
+
+#: with the default ``jobs``, wheels inflating to less than this are read in-process (starting
+#: worker processes costs more than it saves)
+PARALLEL_MIN_BYTES = 32 << 20
 
 
 @dataclass
@@ -52,21 +55,22 @@ class Wheel:
         """Paths of the libraries that define a symbol matching ``pattern`` (SPEC §3 matching)."""
         from .globs import SymbolPattern
 
+        from .index import SymbolIndex
+
         pat = SymbolPattern(pattern)
         out = []
         for b in self.libraries:
-            if any(_defines(s, pat, strong_only) for sl in b.slices for s in sl.exports):
+            if any(SymbolIndex(sl.exports).any(pat, strong_only=strong_only) for sl in b.slices):
                 out.append(b.path)
         return sorted(out)
 
     def importers(self, pattern: str) -> list[str]:
         """Paths of the libraries that import (reference, undefined) a symbol matching ``pattern``."""
         from .globs import SymbolPattern
-        from .symbols import demangle
+        from .index import NameIndex
 
         pat = SymbolPattern(pattern)
-        return sorted(b.path for b in self.libraries
-                      if any(pat.matches(demangle(n)) or pat.matches(n) for sl in b.slices for n in sl.imports))
+        return sorted(b.path for b in self.libraries if NameIndex(n for sl in b.slices for n in sl.imports).any(pat))
 
     @property
     def platform_tags(self) -> list[str]:
@@ -74,28 +78,74 @@ class Wheel:
         return sorted({t.split("-")[-1] for t in self.tags})
 
 
-def _defines(sym: Symbol, pat, strong_only: bool) -> bool:
-    if strong_only and sym.weak:
-        return False
-    return pat.matches(sym.demangled) or (sym.demangled != sym.name and pat.matches(sym.name))
-
-
-def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), jobs: int | None = None) -> Wheel:
+def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), jobs: int | None = None,
+         timeout: float | None = None, progress: bool | None = None) -> Wheel:
     """Scan a ``.whl`` or an unpacked/installed tree.
 
     ``strings`` are byte strings to look for in every binary (the `strings` evidence of the
-    rules). Raises :class:`wheelaudit.wheelfile.NotAWheel` when ``path`` is not a wheel; every
-    other problem (an unreadable binary, a RECORD mismatch) becomes a finding.
+    rules). ``jobs`` worker processes read the members (default: one per core, and in-process
+    for a small wheel; 1: in-process). ``timeout`` bounds the reading of one binary, in seconds
+    (default: $WHEELAUDIT_BINARY_TIMEOUT, else 120); a binary that takes longer is reported as
+    WA001. ``progress``: a bar on standard error (default: when it is a terminal). Raises
+    :class:`wheelaudit.wheelfile.NotAWheel` when ``path`` is not a wheel; every other problem
+    (an unreadable binary, a RECORD mismatch) becomes a finding.
     """
+    from .pipeline import MemberReader, Pool, binary_timeout, default_jobs, make_jobs, quick_largest, run_inline
+    from .progress import Progress
+    from .wheelfile import DirWheel
+
     needles: tuple[bytes, ...] = tuple(dict.fromkeys(s for s in strings if s))
-    source = open_wheel(path)
+    bound = binary_timeout(timeout)
+    pool = None
+    p = Path(path)
+    if jobs != 1 and p.is_file():
+        # the largest member (the critical path) starts inflating while the directory is read
+        early, quick_total = quick_largest(p)
+        njobs = (default_jobs() if quick_total >= PARALLEL_MIN_BYTES else 1) if jobs is None else max(1, jobs)
+        if early is not None and njobs > 1:
+            pool = Pool(p, None, needles, njobs, bound)
+            pool.start(early)
+    try:
+        source = open_wheel(path)
+    except BaseException:
+        if pool is not None:
+            pool.close()
+        raise
     with source:
         info = source.info
-        record = RecordChecker(source)
+        work = make_jobs(source)
+        total = sum(j.size for j in work)
+        root = source.root if isinstance(source, DirWheel) else None
+        if pool is not None:
+            njobs = pool.njobs
+        elif jobs is None:
+            njobs = default_jobs() if total >= PARALLEL_MIN_BYTES else 1
+        else:
+            njobs = max(1, jobs)
+        bar = Progress(total, f"scanning {p.name}", enabled=None if progress is None else progress)
+        try:
+            if pool is None and njobs > 1 and len(work) > 1:
+                pool = Pool(p, root, needles, njobs, bound)
+            if pool is not None:
+                pool.progress = bar.advance
+                record = RecordChecker(source)  # (the workers are busy meanwhile)
+                with bar:
+                    outcome = pool.run(work)
+            else:
+                record = RecordChecker(source)
+                reader = MemberReader(p, root, needles, bound, source=source)
+                try:
+                    with bar:
+                        outcome = run_inline(reader, work, bar.advance)
+                finally:
+                    reader.close()
+        finally:
+            if pool is not None:
+                pool.close()
         libraries: list[Binary] = []
-        for md in source.stream_all(keep_native=True):
-            record.check(md)
-            binary = _facts(md, needles)
+        for job, member in zip(work, source.members):
+            rec, binary = outcome[job.index]
+            record.check(MemberData(member, rec.format, None, rec.digest, rec.size, rec.error))
             if binary is not None:
                 libraries.append(binary)
         findings = list(info.problems) + record.finish()
@@ -116,20 +166,3 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), jobs: i
         findings=findings,
         strings=needles,
     )
-
-
-def _facts(md: MemberData, needles: Sequence[bytes]) -> Binary | None:
-    if md.format is None:
-        return None
-    if md.error or md.data is None:
-        return Binary(path=md.member.path, format=md.format, size=md.size,  # type: ignore[arg-type]
-                      error=md.error or "could not be read")
-    try:
-        return read_binary(md.data, md.member.path, needles)
-    finally:
-        close = getattr(md.data, "close", None)
-        if close is not None:
-            try:
-                close()
-            except BufferError:  # a reader kept a view; the mapping goes with the last reference
-                pass

@@ -5,9 +5,20 @@ Names are as the linker sees them, less Mach-O's leading underscore and any ELF 
 
 from __future__ import annotations
 
+import operator
+import re
+from array import array
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
+from itertools import compress, repeat
+from typing import TYPE_CHECKING
 
 import cpp_demangle
+
+from .facts import Symbol
+
+if TYPE_CHECKING:
+    from .globs import SymbolPattern
 
 
 @lru_cache(maxsize=1 << 16)
@@ -108,3 +119,284 @@ def qualified_name(demangled: str) -> str:
             cut = i
         i += 1
     return name[cut + 1:] if cut >= 0 else name
+
+
+# --------------------------------------------------------------------------------------------
+# Prefiltering on the mangled name (so that only candidates are demangled)
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_LITERAL_HEAD = re.compile(r"[A-Za-z0-9_:]*")
+#: std:: entities that Itanium abbreviates (St, Sa, Sb, Ss, Si, So, Sd): no <len><name> for them
+_STD_ABBREVIATED = {"allocator", "basic_string", "string", "istream", "ostream", "iostream"}
+
+
+def _space_before_call(text: str) -> bool:
+    """A space outside template arguments before the first "(" (that is, a return type)."""
+    depth = 0
+    for c in text:
+        if c == "<":
+            depth += 1
+        elif c == ">":
+            depth = max(0, depth - 1)
+        elif c == "(" and depth == 0:
+            return False
+        elif c == " " and depth == 0:
+            return True
+    return False
+
+
+def pattern_hints(pattern: SymbolPattern) -> tuple[bytes, tuple[bytes, ...] | None]:
+    """What a raw symbol name must contain to be matched by ``pattern``: ``(plain, mangled)``.
+
+    ``plain``: the longest literal piece of the entry. A C name, or a mangled name matched as
+    it is, that the entry matches contains it.
+
+    ``mangled``: ``<length><identifier>`` encodings that an Itanium-mangled name contains when
+    its demangled (or return-type-stripped) form is matched: every complete identifier of the
+    entry's literal head (``mlx::core::add`` -> ``3mlx``, ``4core``, ``3add``), since a mangled
+    name spells every identifier it uses out in full once (later mentions are substitutions of
+    that first one), and an incomplete last one as a bare substring (``mlx::core::ad*`` ->
+    ``ad``). Only single identifiers: the head may be a template function's return type, whose
+    scopes are not spelled one after the other (``NS_4Type``). None when the head
+    gives nothing safe to require (``std::``, operators, ``(anonymous namespace)``, a leading
+    ``*``): then every mangled name is a candidate.
+    """
+    parts = getattr(pattern, "_parts", None)  # the pattern's own split at its (unescaped) stars
+    if not parts:
+        return pattern.literal_prefix.encode("utf-8", "surrogatepass"), None
+    plain = max(parts, key=len).encode("utf-8", "surrogatepass")
+    head = parts[0]
+    if _space_before_call(head):
+        # "int ns::f", "ns::T<int> ns::f", "vtable for X": the head starts with a return type or
+        # a special-name phrase, not with the entity's scopes
+        return plain, None
+    m = _LITERAL_HEAD.match(head)
+    lit = m.group(0) if m else ""
+    # the last piece of `lit` is a whole identifier when the entry goes on with "(", "<", "@",
+    # "[" right after it, or when the entry ends there (names continue only with ( @ :: <)
+    rest = head[len(lit):]
+    if rest and rest[0] not in "(<@[":
+        # "int mlx::f", "vtable for X": the head is not (only) the entity's scopes
+        return plain, None
+    whole_last = bool(rest) or len(parts) == 1
+    pieces = lit.split("::")
+    if lit.endswith("::"):
+        pieces.pop()
+        whole_last = True
+    hints: list[bytes] = []
+    if pieces and pieces[0] == "std":
+        pieces.pop(0)
+        if pieces and pieces[0] in _STD_ABBREVIATED:
+            pieces.pop(0)
+    for k, piece in enumerate(pieces):
+        last = k == len(pieces) - 1
+        if not piece or piece.startswith("operator") or not _IDENT.match(piece):
+            continue
+        if last and not whole_last:
+            if "operator".startswith(piece):  # "ope*" may be an operator, spelled "pl", "ls", ...
+                continue
+            hints.append(piece.encode("ascii"))
+        else:
+            hints.append(f"{len(piece)}{piece}".encode("ascii"))
+    return plain, (tuple(hints) if hints else None)
+
+
+# --------------------------------------------------------------------------------------------
+# Compact symbol tables
+
+BINDINGS: tuple[str, ...] = ("global", "weak", "local")
+TYPES: tuple[str, ...] = ("func", "data", "other")
+BINDING_CODE = {b: i for i, b in enumerate(BINDINGS)}
+TYPE_CODE = {t: i for i, t in enumerate(TYPES)}
+
+
+def symbol_code(binding: str, type_: str) -> int:
+    """One byte for a symbol's binding and type (see :class:`SymbolTable`)."""
+    return BINDING_CODE[binding] << 2 | TYPE_CODE[type_]
+
+
+def _make_symbol_factory():
+    """``Symbol`` without the frozen dataclass ``__init__`` (five ``object.__setattr__`` calls):
+    the instance ``__dict__`` filled at once, checked once to give an equal object."""
+    new = object.__new__
+
+    def make(name: str, binding: str, type_: str, version: str | None, demangled: str | None = None) -> Symbol:
+        sym = new(Symbol)
+        sym.__dict__.update(name=name, demangled=demangled, binding=binding, type=type_, version=version)
+        return sym
+
+    try:
+        probe, real = make("_Z1fv", "weak", "func", "V"), Symbol("_Z1fv", None, "weak", "func", "V")  # type: ignore[arg-type]
+        if probe == real and vars(probe) == vars(real) and not hasattr(Symbol, "__slots__"):
+            return make
+    except Exception:  # noqa: BLE001
+        pass
+    return lambda name, binding, type_, version, demangled=None: Symbol(name, demangled, binding, type_, version)  # type: ignore[arg-type]
+
+
+make_symbol = _make_symbol_factory()
+
+
+def _restore_table(blob, offsets, codes, versions, vindex, underscore, unique, tails=None):
+    if isinstance(blob, memoryview):
+        blob = blob.obj if isinstance(blob.obj, bytes) and len(blob.obj) == blob.nbytes else blob.tobytes()
+    table = SymbolTable(blob, offsets, codes, versions, vindex, underscore=underscore, unique=unique)
+    table._tails = tails
+    return table
+
+
+class SymbolTable(Sequence[Symbol]):
+    """The defined symbols of one table, kept compactly: a read-only sequence of :class:`Symbol`.
+
+    A big library holds hundreds of thousands of symbols (``libtorch_cpu.so``: 74,000 exports and
+    390,000 locals); as objects they would cost hundreds of megabytes and seconds to build, ship
+    between processes and demangle, while a rule looks at a handful. So a table keeps the names
+    where the file has them — ``blob``, a NUL-separated string table (the ELF ``.strtab`` itself,
+    or the joined names of a Mach-O export trie), each name starting at ``offsets[i]`` — and one
+    byte per symbol for binding and type (``codes``), plus a version index (``vindex`` into
+    ``versions``) for ELF exports. A :class:`Symbol` is made when an item is read; names are
+    decoded as UTF-8 (``backslashreplace``), Mach-O's leading underscore dropped
+    (``underscore``). With ``unique=False`` the entries may repeat a (name, type) pair, which is
+    dropped (first one kept) the first time the sequence is read as a whole.
+    """
+
+    __slots__ = ("blob", "offsets", "codes", "versions", "vindex", "underscore", "_order", "_tails")
+
+    def __init__(self, blob: bytes, offsets: Sequence[int], codes: bytes, versions: tuple[str | None, ...] = (None,),
+                 vindex: Sequence[int] | None = None, *, underscore: bool = False, unique: bool = True) -> None:
+        self.blob = blob
+        self.offsets = offsets if isinstance(offsets, array) else array("Q", offsets)
+        self.codes = bytes(codes)
+        self.versions = tuple(versions)
+        self.vindex = vindex
+        self.underscore = underscore
+        # None: every entry counts; False: repeats not dropped yet; a list: the entries kept
+        self._order: list[int] | bool | None = None if unique else False
+        self._tails: dict[int, list[tuple[int, int]]] | None = None
+
+    def tails(self) -> dict[int, list[tuple[int, int]]]:
+        """Entries whose name starts inside another string of the blob (a linker that merges
+        "bar" into "foobar"): string start -> [(offset, raw index)]. Usually empty; computed
+        once (by the reader, in the worker process, when it builds the table)."""
+        if self._tails is None:
+            blob, offsets = self.blob, self.offsets
+            tails: dict[int, list[tuple[int, int]]] = {}
+            if len(offsets):
+                before = bytes(map(blob.__getitem__, map(operator.sub, offsets, repeat(1))))
+                for i in compress(range(len(offsets)), before):  # the byte before is not a NUL
+                    o = offsets[i]
+                    if o:
+                        tails.setdefault(blob.rfind(b"\0", 0, o) + 1, []).append((o, i))
+            self._tails = tails
+        return self._tails
+
+    # ---- raw access (index i of the stored entries) -------------------------------------------
+    @property
+    def raw_count(self) -> int:
+        """Stored entries (before any lazy deduplication)."""
+        return len(self.offsets)
+
+    def raw_name(self, i: int) -> str:
+        blob = self.blob
+        start = self.offsets[i]
+        end = blob.find(b"\0", start)
+        raw = blob[start:end] if end >= 0 else blob[start:]
+        if self.underscore and raw[:1] == b"_":
+            raw = raw[1:]
+        return raw.decode("utf-8", "backslashreplace")
+
+    def raw_symbol(self, i: int, demangled: str | None = None) -> Symbol:
+        code = self.codes[i]
+        version = self.versions[self.vindex[i]] if self.vindex is not None else self.versions[0]
+        return make_symbol(self.raw_name(i), BINDINGS[code >> 2], TYPES[code & 3], version, demangled)
+
+    def _dedupe(self) -> list[int]:
+        seen: set[tuple[str, int]] = set()
+        order = []
+        codes = self.codes
+        for i in range(len(self.offsets)):
+            key = (self.raw_name(i), codes[i])
+            if key not in seen:
+                seen.add(key)
+                order.append(i)
+        return order
+
+    def _indices(self) -> Sequence[int]:
+        if self._order is None:
+            return range(len(self.offsets))
+        if self._order is False:
+            self._order = self._dedupe()
+        return self._order  # type: ignore[return-value]
+
+    @property
+    def may_repeat(self) -> bool:
+        """Entries may repeat a (name, type) pair (only the first one counts)."""
+        return self._order is not None
+
+    # ---- Sequence ----------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self._indices())
+
+    def __bool__(self) -> bool:
+        return len(self.offsets) > 0
+
+    def __getitem__(self, k):  # type: ignore[override]
+        idx = self._indices()
+        if isinstance(k, slice):
+            return [self.raw_symbol(i) for i in idx[k]]
+        return self.raw_symbol(idx[k])
+
+    def __iter__(self) -> Iterator[Symbol]:
+        for i in self._indices():
+            yield self.raw_symbol(i)
+
+    def any_name_startswith(self, prefix: str) -> bool:
+        """Whether a name starts with ``prefix`` (a substring test on the table first)."""
+        raw = prefix.encode("utf-8", "surrogatepass")
+        if raw not in self.blob:
+            return False
+        return any(self.raw_name(i).startswith(prefix) for i in self._indices())
+
+    def names(self) -> list[str]:
+        """The names, in order (no Symbol objects made)."""
+        return [self.raw_name(i) for i in self._indices()]
+
+    def __eq__(self, other: object) -> bool:
+        if other is self:
+            return True
+        if isinstance(other, SymbolTable):
+            if (self.blob == other.blob and self.offsets == other.offsets and self.codes == other.codes
+                    and (self._order is None) == (other._order is None) and self.underscore == other.underscore
+                    and self.versions == other.versions and self.vindex == other.vindex):
+                return True
+            return list(self) == list(other)
+        if isinstance(other, (list, tuple)):
+            return len(self) == len(other) and list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __add__(self, other: object) -> list[Symbol]:
+        if isinstance(other, (list, tuple, SymbolTable)):
+            return list(self) + list(other)
+        return NotImplemented
+
+    def __radd__(self, other: object) -> list[Symbol]:
+        if isinstance(other, (list, tuple)):
+            return list(other) + list(self)
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        n = len(self)
+        if n <= 20:
+            return repr(list(self))
+        return f"<SymbolTable of {n} symbols: {self[0]!r}, ...>"
+
+    def __reduce_ex__(self, protocol):  # type: ignore[override]
+        blob = self.blob
+        if protocol >= 5 and len(blob) > (1 << 20):
+            import pickle
+
+            blob = pickle.PickleBuffer(blob)  # out of band: shipped without a copy
+        return (_restore_table, (blob, self.offsets, self.codes, self.versions, self.vindex, self.underscore,
+                                 self._order is None, self._tails))

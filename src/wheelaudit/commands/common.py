@@ -17,9 +17,38 @@ def add_output_options(p: argparse.ArgumentParser, formats: list[str]) -> None:
     p.add_argument("--no-color", action="store_true", help="no colour, even on a terminal (NO_COLOR is honoured too)")
 
 
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not at least 1")
+    return value
+
+
+class _TimeoutAction(argparse.Action):
+    """``--binary-timeout S``: the bound on reading one binary. Kept in the environment
+    (WHEELAUDIT_BINARY_TIMEOUT), where every scan of the run and its workers read it."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        try:
+            seconds = float(values)  # type: ignore[arg-type]
+        except ValueError:
+            parser.error(f"{option_string}: {values!r} is not a number of seconds")
+        if not seconds > 0:
+            parser.error(f"{option_string}: the bound must be more than 0 seconds")
+        os.environ["WHEELAUDIT_BINARY_TIMEOUT"] = repr(seconds)
+        setattr(namespace, self.dest, seconds)
+
+
 def add_jobs_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--jobs", "-j", type=int, default=None, metavar="N",
-                   help="binaries parsed in parallel (default: the number of cores)")
+    p.add_argument("--jobs", "-j", type=_positive_int, default=None, metavar="N",
+                   help="worker processes reading the wheel (default: one per core, in-process for a small "
+                        "wheel; 1: in-process)")
+    p.add_argument("--binary-timeout", action=_TimeoutAction, default=None, metavar="SECONDS",
+                   help="report a binary that takes longer than this to read as WA001 and go on "
+                        "(default: $WHEELAUDIT_BINARY_TIMEOUT, else 120)")
 
 
 @contextlib.contextmanager

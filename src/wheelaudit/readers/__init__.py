@@ -60,12 +60,17 @@ def detect(head: bytes) -> Format | None:
 
 def find_strings(data: Buffer, needles: Sequence[bytes], start: int = 0, end: int | None = None) -> frozenset[bytes]:
     """Which of ``needles`` occur in ``data[start:end]`` (the `strings` evidence)."""
-    found = set()
     stop = len(data) if end is None else end
-    for needle in needles:
-        if needle and data.find(needle, start, stop) != -1:
-            found.add(needle)
-    return frozenset(found)
+    search = getattr(needles, "search", None)  # strings.PrecomputedStrings: found while streaming
+    if search is not None:
+        known = search.result(start, stop)
+        if known is not None:
+            return known
+    if not needles:
+        return frozenset()
+    from ..strings import searcher
+
+    return searcher(tuple(needles)).found(data, start, stop)
 
 
 def parse(data: Buffer, fmt: Format, needles: Sequence[bytes] = ()) -> list[Slice]:

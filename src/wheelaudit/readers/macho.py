@@ -31,9 +31,13 @@ import struct
 from bisect import bisect_right
 from collections.abc import Sequence
 
+from itertools import accumulate
+
+from .. import symbols as _symbols
 from ..facts import Dependency, Kind, Rpath, Slice, Symbol
 from ..symbols import demangle
 from . import Buffer, MalformedBinary, find_strings
+from . import _columns as _C
 
 __all__ = ["parse", "arch_name"]
 
@@ -283,6 +287,16 @@ def _symbol_maker():
 
 
 _make_symbol = _symbol_maker()
+
+# the fast path's byte tables (_Image.fast_symtab, read_trie)
+_LOCAL_TYPE = _C.table(lambda t: not t & N_STAB and (t & N_TYPE) in (N_SECT, N_ABS)
+                       and not (t & N_EXT and not t & N_PEXT))
+_IS_SECT = _C.table(lambda t: (t & N_TYPE) == N_SECT)
+_IS_ABS = _C.table(lambda t: (t & N_TYPE) == N_ABS)
+_MAYBE_IMPORT = _C.table(lambda t: not t & N_STAB and (t & N_TYPE) in (N_UNDF, N_PBUD) and bool(t & N_EXT))
+_LOCAL_CODES = _C.table(lambda v: _symbols.symbol_code("local", "data" if v else "func") if v < 2 else 0)
+_EXPORT_CODES = ((_symbols.symbol_code("global", "data"), _symbols.symbol_code("global", "func")),
+                 (_symbols.symbol_code("weak", "data"), _symbols.symbol_code("weak", "func")))
 
 
 class _Demangler(dict):
@@ -559,6 +573,11 @@ class _Image:
         code = [False] + [bool(flags & _CODE) for _, _, flags in self.sections]
         nsects = len(self.sections)
 
+        if not collect_exports:
+            fast = self.fast_symtab(table, entsize, nsyms, str_start, str_end, code, nsects)
+            if fast is not None:
+                s.imports, s.locals = fast
+                return []
         defined: list[tuple[bytes, str, bool]] = []  # fallback exports: (raw name, type, weak)
         local_raw: list[tuple[bytes, str]] = []
         imports: list[str] = []
@@ -627,6 +646,57 @@ class _Image:
             name = _undecorate(raw)
             exports.append(make(name, dm(name), "weak" if weak else "global", sym_type))
         return exports
+
+    def fast_symtab(self, table: bytes, entsize: int, nsyms: int, str_start: int, str_end: int,
+                    code: list[bool], nsects: int):
+        """``read_symtab`` for an image with an export trie, a column at a time (readers._columns):
+        (imports, locals as a SymbolTable), or None when the loop must decide (a name offset out
+        of range or 0, a bad section number, a non-ASCII string table: the loop raises or
+        decodes with the reason)."""
+        if nsyms == 0 or len(table) != nsyms * entsize:
+            return None
+        little = self.e == "<"
+        n_type = _C.column(table, 4, entsize)
+        n_sect = _C.column(table, 5, entsize)
+        kept = n_type.translate(_LOCAL_TYPE)  # defined, not exported, not a stab
+        in_sect = _C.mask_and(kept, n_type.translate(_IS_SECT))
+        sects = set(_C.select(n_sect, in_sect))
+        if sects and (min(sects) < 1 or max(sects) > nsects):
+            return None
+        strx = _C.u32_column(table, 0, entsize, little)
+        offsets = _C.select(strx, kept)
+        strtab = bytes(self.data[str_start:str_end])
+        if not strtab.isascii() or (offsets and (min(offsets) == 0 or max(offsets) > strtab.rfind(b"\0"))):
+            return None
+        # type: data for N_ABS, else by the section's instructions; binding local
+        sect_data = n_sect.translate(bytes(int(not (0 < k <= nsects and code[k])) for k in range(256)))
+        types = _C.mask_or(_C.mask_and(sect_data, n_type.translate(_IS_SECT)), n_type.translate(_IS_ABS))
+        codes = bytes(_C.select(types.translate(_LOCAL_CODES), kept))
+        local_syms = _symbols.SymbolTable(strtab, _C.u32_array(offsets), codes, underscore=True)
+        local_syms.tails()  # (here, in the worker process, rather than in the parent's evaluation)
+        # imports: external undefined (not common) or prebound entries, few enough for a loop
+        imports: list[str] = []
+        seen: set[bytes] = set()
+        vfmt = self.e + ("Q" if entsize == 16 else "I")
+        find = strtab.find
+        for i in _C.select(range(nsyms), n_type.translate(_MAYBE_IMPORT)):
+            t = table[i * entsize + 4] & N_TYPE
+            if t == N_UNDF and struct.unpack_from(vfmt, table, i * entsize + 8)[0] != 0:
+                continue  # a common symbol: a definition
+            x = strx[i]
+            if x:
+                if x >= len(strtab):
+                    return None
+                end = find(b"\0", x)
+                if end < 0:
+                    return None
+                raw = strtab[x:end]
+            else:
+                raw = b""
+            if raw not in seen:
+                seen.add(raw)
+                imports.append(_undecorate(raw))
+        return imports, local_syms
 
     # ---- the export trie -----------------------------------------------------------------------
     def read_trie(self, trie_off: int, trie_size: int, notes: list[str]) -> list[Symbol]:
@@ -726,15 +796,17 @@ class _Image:
         spans = sorted((addr, addr + size, bool(flags & _CODE)) for addr, size, flags in self.sections if size)
         starts = [a for a, _, _ in spans]
         image_base = self.image_base
-        dm, make = self.demangle, _make_symbol
-        exports = []
-        for raw, flags, address in found:
-            sym_type = "data"
+        codes = bytearray()
+        for _raw, flags, address in found:
+            func = False
             if not flags & EXPORT_SYMBOL_FLAGS_KIND_MASK:  # regular (not thread-local, not absolute)
                 k = bisect_right(starts, image_base + address) - 1
-                if k >= 0 and image_base + address < spans[k][1] and spans[k][2]:
-                    sym_type = "func"
-            name = _undecorate(raw)
-            binding = "weak" if flags & EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION else "global"
-            exports.append(make(name, dm(name), binding, sym_type))
-        return exports
+                func = k >= 0 and image_base + address < spans[k][1] and spans[k][2]
+            weak = flags & EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION
+            codes.append(_EXPORT_CODES[bool(weak)][bool(func)])
+        # the names, joined into one string table (demangled on use: symbols.SymbolTable)
+        raws = [f[0] for f in found]
+        offsets = _C.u32_array(accumulate((len(r) + 1 for r in raws[:-1]), initial=0)) if raws else _C.u32_array(())
+        table = _symbols.SymbolTable(b"\0".join(raws) + b"\0", offsets, bytes(codes), underscore=True)
+        table._tails = {}  # each name is a string of its own  # noqa: SLF001
+        return table

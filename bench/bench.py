@@ -1,0 +1,343 @@
+#!/usr/bin/env python3
+"""wheelaudit against today's practice, on real wheels, in one run (issue 6). Not a test.
+
+    python bench/bench.py [--cache DIR] [--repeat N] [--only NAME,...] [--json FILE] [--no-auditwheel]
+
+Fetches the corpus with ``pip download --no-deps --only-binary=:all: --platform ... --python-version
+3.11`` into the cache (copies already in /tmp/realwheels seed it), then, for each wheel and in the
+same run, times as child processes:
+
+* ``inflate``: inflating every native member (found beforehand by magic bytes) with the stdlib's
+  ``zlib``, one thread: the limit the issue sets (``inflate-ng``: the same with ``zlib-ng``,
+  which wheelaudit uses, for reference);
+* ``unpack+nm``: extracting the native members to a temporary directory, then ``nm -DC`` on each
+  ELF file and ``llvm-nm -gC`` on each Mach-O one, one after the other (today's release checks);
+* ``auditwheel``: ``auditwheel show`` (manylinux wheels only; run once, it takes long);
+* ``check``: ``wheelaudit check WHEEL --rules bench/torch.toml --format json`` (15 components with
+  symbols and strings, names, linkage), default ``--jobs`` (every core).
+
+Each is the median of N runs (default 3) of a fresh process; peak RSS is the child's
+``ru_maxrss`` (the largest process of its tree, as ``/usr/bin/time -v`` reports it) and, for
+``check``, also the sum over its process tree sampled every 20 ms. Prints a table with the
+ratios the issue asks for, and the cost-versus-size curve over the corpus.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import os
+import platform
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import zipfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+RULES = HERE / "torch.toml"
+SEED = Path("/tmp/realwheels")
+
+#: name -> (requirement, platform tag for pip, glob of the file pip saves)
+CORPUS = {
+    "torch-linux": ("torch==2.13.0", "manylinux_2_28_x86_64", "torch-2.13.0*manylinux*x86_64.whl"),
+    "torch-macos": ("torch==2.14.1", "macosx_14_0_arm64", "torch-2.14.1*macosx_14_0_arm64.whl"),
+    "numpy-linux": ("numpy==2.4.6", "manylinux_2_28_x86_64", "numpy-2.4.6*manylinux*x86_64.whl"),
+    "numpy-macos": ("numpy==2.4.6", "macosx_14_0_arm64", "numpy-2.4.6*macosx_14_0_arm64.whl"),
+    "executorch-linux": ("executorch==1.5.1", "manylinux_2_28_x86_64", "executorch-1.5.1*manylinux*x86_64.whl"),
+    "executorch-macos": ("executorch==1.5.1", "macosx_14_0_arm64", "executorch-1.5.1*macosx_14_0_arm64.whl"),
+}
+LLVM_NM = next((p for p in ("/usr/lib/llvm-14/bin/llvm-nm", shutil.which("llvm-nm") or "") if p and Path(p).exists()), None)
+
+
+# --------------------------------------------------------------------------------------------
+# Fetching
+
+
+def fetch(name: str, cache: Path) -> Path:
+    req, plat, pattern = CORPUS[name]
+    cache.mkdir(parents=True, exist_ok=True)
+    found = sorted(cache.glob(pattern))
+    if found:
+        return found[0]
+    seeded = sorted(SEED.glob(pattern)) if SEED.is_dir() else []
+    if seeded:
+        shutil.copy2(seeded[0], cache / seeded[0].name)
+        return cache / seeded[0].name
+    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--platform", plat,
+           "--python-version", "3.11", "-d", str(cache), req]
+    print("  " + " ".join(cmd), file=sys.stderr)
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    found = sorted(cache.glob(pattern))
+    if not found:
+        raise SystemExit(f"pip saved no file matching {pattern} in {cache}")
+    return found[0]
+
+
+def native_members(wheel: Path) -> list[tuple[str, str]]:
+    """(member, format) of the native binaries, by magic bytes (as wheelaudit finds them)."""
+    sys.path.insert(0, str(ROOT / "src"))
+    from wheelaudit.readers import detect
+
+    out = []
+    with zipfile.ZipFile(wheel) as zf:
+        for info in zf.infolist():
+            if info.is_dir():
+                continue
+            with zf.open(info) as fh:
+                fmt = detect(fh.read(8))
+            if fmt:
+                out.append((info.filename, fmt))
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Child processes, timed
+
+
+INFLATE = r"""
+import sys, zipfile, json
+mod = sys.argv[1]
+if mod == "zlib-ng":
+    from zlib_ng import zlib_ng as z
+else:
+    import zlib as z
+members = json.load(open(sys.argv[3]))
+zf = zipfile.ZipFile(sys.argv[2])
+fh = open(sys.argv[2], "rb")
+import struct
+total = 0
+for name in members:
+    info = zf.getinfo(name)
+    fh.seek(info.header_offset)
+    head = fh.read(30)
+    n, m = struct.unpack("<HH", head[26:30])
+    fh.seek(info.header_offset + 30 + n + m)
+    left = info.compress_size
+    d = z.decompressobj(-15) if info.compress_type == 8 else None
+    while left:
+        raw = fh.read(min(left, 1 << 16))
+        left -= len(raw)
+        total += len(d.decompress(raw)) if d else len(raw)
+print(total)
+"""
+
+UNPACK_NM = r"""
+import sys, zipfile, json, subprocess, tempfile, os
+members = json.load(open(sys.argv[2]))
+llvm_nm = sys.argv[3]
+with tempfile.TemporaryDirectory() as tmp:
+    with zipfile.ZipFile(sys.argv[1]) as zf:
+        for name, _fmt in members:
+            zf.extract(name, tmp)
+    lines = 0
+    for name, fmt in members:
+        path = os.path.join(tmp, name)
+        cmd = ["nm", "-DC", path] if fmt == "elf" else [llvm_nm, "-gC", path]
+        out = subprocess.run(cmd, capture_output=True).stdout
+        lines += out.count(b"\n")
+print(lines)
+"""
+
+
+class TreeSampler:
+    """Sum of the RSS of a process and its descendants, sampled (Linux /proc)."""
+
+    def __init__(self, pid: int, interval: float = 0.02) -> None:
+        self.pid, self.interval, self.peak = pid, interval, 0
+        self._stop = threading.Event()
+        self._t = threading.Thread(target=self._run, daemon=True)
+        self._t.start()
+
+    def _tree(self) -> list[int]:
+        kids: dict[int, list[int]] = {}
+        for d in os.listdir("/proc"):
+            if d.isdigit():
+                try:
+                    with open(f"/proc/{d}/stat") as fh:
+                        ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
+                    kids.setdefault(ppid, []).append(int(d))
+                except (OSError, ValueError, IndexError):
+                    pass
+        out, todo = [], [self.pid]
+        while todo:
+            p = todo.pop()
+            out.append(p)
+            todo.extend(kids.get(p, []))
+        return out
+
+    def _run(self) -> None:
+        page = os.sysconf("SC_PAGE_SIZE")
+        while not self._stop.is_set():
+            total = 0
+            for p in self._tree():
+                try:
+                    with open(f"/proc/{p}/statm") as fh:
+                        total += int(fh.read().split()[1]) * page
+                except (OSError, ValueError, IndexError):
+                    pass
+            self.peak = max(self.peak, total)
+            time.sleep(self.interval)
+
+    def stop(self) -> int:
+        self._stop.set()
+        self._t.join()
+        return self.peak
+
+
+def timed(cmd: list[str], sample_tree: bool = False) -> tuple[float, float, float | None, int]:
+    """(seconds, peak RSS MB of the largest process, sampled tree RSS MB or None, exit code)."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    sampler = TreeSampler(proc.pid) if sample_tree and Path("/proc").is_dir() else None
+    _pid, status, ru = os.wait4(proc.pid, 0)
+    dt = time.perf_counter() - t0
+    tree = sampler.stop() / 2**20 if sampler else None
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return dt, ru.ru_maxrss / 1024, tree, proc.returncode
+
+
+def measure(cmd: list[str], repeat: int, sample_tree: bool = False) -> dict:
+    runs = [timed(cmd, sample_tree) for _ in range(repeat)]
+    return {
+        "seconds": statistics.median(r[0] for r in runs),
+        "runs": [round(r[0], 3) for r in runs],
+        "rss_mb": max(r[1] for r in runs),
+        "tree_mb": max(r[2] for r in runs) if sample_tree and runs[0][2] is not None else None,
+        "exit": runs[-1][3],
+    }
+
+
+# --------------------------------------------------------------------------------------------
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem = ""
+    try:
+        kb = int(next(x for x in open("/proc/meminfo") if x.startswith("MemTotal")).split()[1])
+        mem = f", {kb / 2**20:.0f} GiB"
+    except (OSError, StopIteration, ValueError):
+        pass
+    load = ""
+    if hasattr(os, "getloadavg"):
+        load = ", load %.2f %.2f %.2f" % os.getloadavg()
+    return (f"{cpu}, {os.cpu_count()} cores{mem}; {platform.system()} {platform.release()}; "
+            f"Python {platform.python_version()}{load}")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--cache", type=Path, default=Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
+                    / "wheelaudit-bench")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--only", help="comma-separated corpus names (" + ", ".join(CORPUS) + ")")
+    ap.add_argument("--json", type=Path, help="also write the results here")
+    ap.add_argument("--no-auditwheel", action="store_true")
+    ap.add_argument("--jobs", type=int, help="passed to wheelaudit check (default: its default, every core)")
+    args = ap.parse_args()
+    names = args.only.split(",") if args.only else list(CORPUS)
+
+    auditwheel = shutil.which("auditwheel")
+    if auditwheel is None and not args.no_auditwheel:
+        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "auditwheel"], check=False)
+        auditwheel = shutil.which("auditwheel")
+
+    # Measure the tools as installed: pip compiles a package's modules at install time, while this
+    # checkout may run with PYTHONDONTWRITEBYTECODE set (every process would compile wheelaudit
+    # anew, 0.15-0.3 s). Compile once here and let the child processes use the cache.
+    import compileall
+
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    compileall.compile_dir(str(ROOT / "src" / "wheelaudit"), quiet=1)
+    started = _dt.datetime.now().astimezone()
+    print(f"# wheelaudit benchmark, {started:%Y-%m-%d %H:%M %Z}")
+    print(f"# machine: {machine()}")
+    print(f"# each figure: median of {args.repeat} runs of a fresh process (auditwheel: 1 run)\n")
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in names:
+            wheel = fetch(name, args.cache)
+            natives = native_members(wheel)
+            with zipfile.ZipFile(wheel) as zf:
+                infos = {i.filename: i for i in zf.infolist()}
+            unpacked = sum(i.file_size for i in infos.values())
+            native_bytes = sum(infos[n].file_size for n, _ in natives)
+            mfile = Path(tmp) / f"{name}.members.json"
+            mfile.write_text(json.dumps([n for n, _ in natives]))
+            nfile = Path(tmp) / f"{name}.natives.json"
+            nfile.write_text(json.dumps(natives))
+            py = sys.executable
+            row: dict = {"name": name, "wheel": wheel.name, "zip_mb": wheel.stat().st_size / 1e6,
+                         "unpacked_mb": unpacked / 1e6, "native_mb": native_bytes / 1e6,
+                         "members": len(infos), "natives": len(natives)}
+            print(f"## {name}: {wheel.name} ({row['zip_mb']:.0f} MB, {len(infos)} members, "
+                  f"{len(natives)} native, {row['native_mb']:.0f} MB of them)", flush=True)
+            row["inflate"] = measure([py, "-c", INFLATE, "zlib", str(wheel), str(mfile)], args.repeat)
+            row["inflate_ng"] = measure([py, "-c", INFLATE, "zlib-ng", str(wheel), str(mfile)], args.repeat)
+            if LLVM_NM or all(f == "elf" for _, f in natives):
+                row["nm"] = measure([py, "-c", UNPACK_NM, str(wheel), str(nfile), LLVM_NM or "llvm-nm"], args.repeat)
+            if auditwheel and not args.no_auditwheel and "manylinux" in wheel.name:
+                row["auditwheel"] = measure([auditwheel, "show", str(wheel)], 1)
+            check = [py, "-m", "wheelaudit", "check", str(wheel), "--rules", str(RULES), "--format", "json",
+                     "--output", os.devnull]
+            if args.jobs:
+                check += ["--jobs", str(args.jobs)]
+            row["check"] = measure(check, args.repeat, sample_tree=True)
+            row["check_j1"] = measure(check + ["--jobs", "1"] if not args.jobs else check, args.repeat)
+            for key in ("inflate", "inflate_ng", "nm", "auditwheel", "check", "check_j1"):
+                if key in row:
+                    m = row[key]
+                    extra = f", tree {m['tree_mb']:.0f} MB" if m.get("tree_mb") else ""
+                    print(f"   {key:11} {m['seconds']:7.2f} s  (runs {m['runs']})  peak RSS {m['rss_mb']:.0f} MB{extra}",
+                          flush=True)
+            results.append(row)
+
+    print("\n| wheel | zip MB | inflate (zlib) s | inflate (zlib-ng) s | unpack+nm s | auditwheel s | check s "
+          "| check --jobs 1 s | check / inflate | check / inflate-ng | nm / check | auditwheel / check "
+          "| peak RSS MB (largest process / tree) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for r in results:
+        c = r["check"]["seconds"]
+
+        def s(key: str) -> str:
+            return f"{r[key]['seconds']:.2f}" if key in r else "–"
+
+        def ratio(key: str, inverse: bool = False) -> str:
+            if key not in r:
+                return "–"
+            v = r[key]["seconds"]
+            return f"{(v / c if inverse else c / v):.2f}×"
+
+        print(f"| {r['name']} | {r['zip_mb']:.0f} | {s('inflate')} | {s('inflate_ng')} | {s('nm')} | {s('auditwheel')} "
+              f"| {c:.2f} | {s('check_j1')} | {ratio('inflate')} | {ratio('inflate_ng')} | {ratio('nm', True)} "
+              f"| {ratio('auditwheel', True)} | {r['check']['rss_mb']:.0f} / {r['check']['tree_mb'] or 0:.0f} |")
+
+    print("\nCost against size (check, default jobs):\n")
+    print("| wheel | unpacked MB | native MB | members | check s | MB unpacked / s | ms per member |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for r in sorted(results, key=lambda r: r["unpacked_mb"]):
+        c = r["check"]["seconds"]
+        print(f"| {r['name']} | {r['unpacked_mb']:.0f} | {r['native_mb']:.0f} | {r['members']} | {c:.2f} "
+              f"| {r['unpacked_mb'] / c:.0f} | {1000 * c / r['members']:.2f} |")
+    if args.json:
+        args.json.write_text(json.dumps({"date": started.isoformat(), "machine": machine(), "results": results}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

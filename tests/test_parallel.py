@@ -1,0 +1,345 @@
+"""The scan's speed machinery must not change a result: worker processes (``--jobs``), the per-
+binary time bound, the progress bar (a TTY only), compact symbol tables, the mangled-name
+prefilter of the symbol index, and the one-pass `strings` search."""
+
+from __future__ import annotations
+
+import io
+import pickle
+import signal
+import time
+from bisect import bisect_left
+from pathlib import Path
+
+import pytest
+
+from wheelaudit import audit, load_rules, scan
+from wheelaudit import pipeline
+from wheelaudit.facts import Symbol
+from wheelaudit.globs import SymbolPattern
+from wheelaudit.index import SymbolIndex
+from wheelaudit.progress import Progress
+from wheelaudit.strings import NeedleSearch, StreamSearch, can_overlap
+from wheelaudit.symbols import SymbolTable, qualified_name, symbol_code
+
+ROOT = Path(__file__).resolve().parent.parent
+EXECUTORCH = ROOT / "rules" / "executorch.toml"
+
+
+def _facts(wheel):
+    """Everything a scan established, in comparable form."""
+    libs = []
+    for b in wheel.libraries:
+        slices = []
+        for s in b.slices:
+            slices.append((s.arch, s.kind, s.identity, s.dependencies, s.rpaths, s.min_os, s.sdk,
+                           s.needs_versions, s.stripped, s.imports, s.strings, s.notes,
+                           [(x.name, x.demangled, x.binding, x.type, x.version) for x in s.exports],
+                           [(x.name, x.demangled, x.binding, x.type) for x in s.locals]))
+        libs.append((b.path, b.format, b.size, b.kind, b.error, slices))
+    return (wheel.name, wheel.version, wheel.tags, wheel.files, libs,
+            [(f.code, f.message, f.subject, f.paths) for f in wheel.findings])
+
+
+# --------------------------------------------------------------------------------------------
+# --jobs 1 and --jobs 2 give the same wheel and the same report
+
+
+def test_jobs_give_equal_results(fixture_wheels):
+    rules = load_rules(EXECUTORCH)
+    for name, path in sorted(fixture_wheels.items()):
+        one = scan(path, strings=rules.strings(), jobs=1)
+        two = scan(path, strings=rules.strings(), jobs=2)
+        assert _facts(one) == _facts(two), name
+        r1 = audit(path, rules, jobs=1).to_json()
+        r2 = audit(path, rules, jobs=2).to_json()
+        assert r1 == r2, name
+
+
+def test_jobs_on_an_unpacked_tree(fixture_wheels, tmp_path):
+    import zipfile
+
+    path = fixture_wheels["macos_clean"]
+    tree = tmp_path / "tree"
+    with zipfile.ZipFile(path) as zf:
+        zf.extractall(tree)
+    one, two = scan(tree, jobs=1), scan(tree, jobs=2)
+    assert _facts(one)[1:] == _facts(two)[1:]
+    assert _facts(scan(path, jobs=1))[4] == _facts(one)[4]  # the same facts as from the .whl
+
+
+def test_big_members_are_spooled_with_the_same_facts(fixture_wheels, monkeypatch):
+    """A member over the memory limit is inflated to a spool file on a helper thread, with the
+    strings found while it goes by: the facts are those of the in-memory path."""
+    rules = load_rules(EXECUTORCH)
+    path = fixture_wheels["macos_universal2"]
+    base = scan(path, strings=rules.strings(), jobs=1)
+    monkeypatch.setattr(pipeline, "MEMORY_LIMIT", 1024)
+    for jobs in (1, 2):
+        assert _facts(scan(path, strings=rules.strings(), jobs=jobs)) == _facts(base)
+
+
+def test_a_corrupt_member_keeps_the_reference_message(fixture_wheels, tmp_path):
+    """The fast member reader hands anything odd to the reference path: same WA002 words."""
+    import zipfile
+
+    src = fixture_wheels["macos_clean"]
+    data = bytearray(src.read_bytes())
+    with zipfile.ZipFile(src) as zf:
+        info = max(zf.infolist(), key=lambda i: i.compress_size)
+    # flip a byte in the middle of the member's compressed data
+    start = info.header_offset + 30 + len(info.orig_filename.encode()) + len(info.extra)
+    data[start + info.compress_size // 2] ^= 0xFF
+    bad = tmp_path / src.name
+    bad.write_bytes(bytes(data))
+    one, two = scan(bad, jobs=1), scan(bad, jobs=2)
+    assert _facts(one) == _facts(two)
+    assert any(f.code == "WA002" and info.filename in f.message for f in one.findings)
+
+
+# --------------------------------------------------------------------------------------------
+# The per-binary time bound
+
+
+def _slow_reader(path_part: str, block_alarm: bool = False):
+    real = pipeline.read_binary
+
+    def slow(data, path, needles=()):
+        if path_part in path:
+            if block_alarm:  # a reader stuck where the timer cannot reach it (C code)
+                signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+            time.sleep(60)
+        return real(data, path, needles)
+
+    return slow
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_time_bound_reports_wa001(fixture_wheels, monkeypatch, jobs):
+    path = fixture_wheels["macos_clean"]
+    base = scan(path, jobs=1)
+    victim = base.libraries[0].path
+    monkeypatch.setattr(pipeline, "read_binary", _slow_reader(victim))
+    t0 = time.monotonic()
+    wheel = scan(path, jobs=jobs, timeout=1.0)
+    assert time.monotonic() - t0 < 30
+    hit = [f for f in wheel.findings if f.code == "WA001"]
+    assert [f.subject for f in hit] == [victim]
+    assert "reading took longer than 1 s" in hit[0].message
+    # every other binary was read as usual
+    assert [b.path for b in wheel.libraries] == [b.path for b in base.libraries]
+    assert all(b.ok for b in wheel.libraries if b.path != victim)
+
+
+def test_time_bound_kills_a_stuck_worker(fixture_wheels, monkeypatch):
+    if pipeline._context().get_start_method() != "fork":
+        pytest.skip("the patched reader reaches worker processes only when they are forked")
+    path = fixture_wheels["macos_clean"]
+    base = scan(path, jobs=1)
+    victim = base.libraries[-1].path
+    monkeypatch.setattr(pipeline, "read_binary", _slow_reader(victim, block_alarm=True))
+    monkeypatch.setattr(pipeline, "KILL_GRACE", 0.5)
+    t0 = time.monotonic()
+    wheel = scan(path, jobs=2, timeout=0.5)
+    assert time.monotonic() - t0 < 30
+    assert [f.subject for f in wheel.findings if f.code == "WA001"] == [victim]
+    assert [b.path for b in wheel.libraries] == [b.path for b in base.libraries]
+
+
+def test_time_bound_from_the_environment(monkeypatch):
+    monkeypatch.setenv("WHEELAUDIT_BINARY_TIMEOUT", "7.5")
+    assert pipeline.binary_timeout() == 7.5
+    assert pipeline.binary_timeout(3) == 3.0
+    monkeypatch.setenv("WHEELAUDIT_BINARY_TIMEOUT", "nonsense")
+    assert pipeline.binary_timeout() == pipeline.DEFAULT_TIMEOUT
+
+
+# --------------------------------------------------------------------------------------------
+# Progress bar: on a TTY only, after a delay, erased at the end
+
+
+class _Stream(io.StringIO):
+    def __init__(self, tty: bool) -> None:
+        super().__init__()
+        self.tty = tty
+
+    def isatty(self) -> bool:
+        return self.tty
+
+
+def test_progress_only_on_a_tty():
+    for tty in (False, True):
+        out = _Stream(tty)
+        with Progress(100, "scanning x.whl", stream=out, delay=0) as bar:
+            bar.last = -1.0
+            bar.advance(50)
+        text = out.getvalue()
+        if tty:
+            assert "scanning x.whl" in text and "50%" in text and text.endswith("\r\x1b[K")
+        else:
+            assert text == ""
+
+
+def test_progress_waits_for_long_work():
+    out = _Stream(True)
+    with Progress(100, "x", stream=out) as bar:  # the default delay: a second
+        bar.advance(100)
+    assert out.getvalue() == ""
+
+
+def test_progress_can_be_switched_off(monkeypatch):
+    monkeypatch.setenv("WHEELAUDIT_PROGRESS", "0")
+    out = _Stream(True)
+    with Progress(100, "x", stream=out, delay=0) as bar:
+        bar.advance(100)
+    assert out.getvalue() == ""
+
+
+def test_scan_draws_nothing_when_stderr_is_not_a_tty(fixture_wheels, capsys):
+    scan(fixture_wheels["macos_clean"], jobs=2)
+    assert capsys.readouterr().err == ""
+
+
+# --------------------------------------------------------------------------------------------
+# Compact symbol tables
+
+
+def _table(names, codes=None, **kw):
+    blob = b"\0".join(n.encode() for n in names) + b"\0"
+    offs, at = [], 0
+    for n in names:
+        offs.append(at)
+        at += len(n.encode()) + 1
+    codes = codes or bytes(symbol_code("global", "func") for _ in names)
+    return SymbolTable(blob, offs, codes, **kw)
+
+
+def test_symbol_table_is_a_sequence_of_symbols():
+    t = _table(["_ZN3mlx4core3addEv", "plain"])
+    assert len(t) == 2 and bool(t)
+    assert [s.name for s in t] == ["_ZN3mlx4core3addEv", "plain"]
+    assert t[0].demangled == "mlx::core::add()" and t[1].demangled == "plain"
+    assert t == [Symbol("_ZN3mlx4core3addEv", type="func"), Symbol("plain", type="func")]
+    assert t + [] == list(t) and [] + t == list(t)
+    assert t[-1:] == [Symbol("plain", type="func")]
+    for proto in (2, 4, 5):
+        assert pickle.loads(pickle.dumps(t, protocol=proto)) == t
+
+
+def test_symbol_table_drops_repeats_lazily():
+    local_func = symbol_code("local", "func")
+    t = _table(["a", "b", "a"], bytes([local_func] * 3), unique=False)
+    assert t.raw_count == 3 and [s.name for s in t] == ["a", "b"] and len(t) == 2
+
+
+def test_symbol_table_macho_underscore():
+    t = _table(["_foo", "__Z1fv"], underscore=True)
+    assert [s.name for s in t] == ["foo", "_Z1fv"] and t[1].demangled == "f()"
+
+
+def test_symbol_demangled_is_lazy_and_picklable():
+    s = Symbol("_ZN3mlx4core3addEv", binding="weak")
+    assert vars(s)["demangled"] is None
+    assert s.demangled == "mlx::core::add()" and vars(s)["demangled"] == "mlx::core::add()"
+    assert pickle.loads(pickle.dumps(s)) == s and s == Symbol("_ZN3mlx4core3addEv", "x", "weak")
+
+
+# --------------------------------------------------------------------------------------------
+# The prefiltered index finds what demangling everything finds, in the same order
+
+
+class _BruteIndex:
+    """The index as it was: every key of every symbol demangled and sorted."""
+
+    def __init__(self, symbols):
+        pairs = []
+        for s in symbols:
+            pairs.append((s.demangled, s))
+            if s.name != s.demangled:
+                pairs.append((s.name, s))
+                q = qualified_name(s.demangled)
+                if q != s.demangled:
+                    pairs.append((q, s))
+        pairs.sort(key=lambda p: p[0])
+        self.keys = [p[0] for p in pairs]
+        self.syms = [p[1] for p in pairs]
+
+    def find(self, pattern, strong_only=False, limit=None):
+        i = bisect_left(self.keys, pattern.literal_prefix)
+        out, seen = [], set()
+        while i < len(self.keys) and self.keys[i].startswith(pattern.literal_prefix):
+            sym = self.syms[i]
+            if (not strong_only or not sym.weak) and id(sym) not in seen and pattern.matches(self.keys[i]):
+                seen.add(id(sym))
+                out.append(sym)
+                if limit is not None and len(out) >= limit:
+                    break
+            i += 1
+        return out
+
+
+def _patterns_for(symbols):
+    pats = {"std::*", "operator new", "mlx::core::*", "executorch::*", "*init", "foo"}
+    for s in symbols[:: max(1, len(symbols) // 40)]:
+        parts = qualified_name(s.demangled).split("(")[0].split("::")
+        for k in range(1, len(parts) + 1):
+            pats.add("::".join(parts[:k]))
+        if len(parts) > 1:
+            pats.add("::".join(parts[:-1]) + "::*")
+            pats.add("::".join(parts[:-1]) + "::" + parts[-1][:3] + "*")
+        pats.add(s.name)
+    out = []
+    for e in sorted(pats):
+        try:
+            out.append(SymbolPattern(e))
+        except Exception:  # noqa: BLE001 - a name that is not a valid entry
+            pass
+    return out
+
+
+def test_prefiltered_index_equals_brute_force(fixture_wheels):
+    checked = 0
+    for name in ("macos_clean", "macos_universal2", "linux_clean"):
+        if name not in fixture_wheels:
+            continue
+        for b in scan(fixture_wheels[name], jobs=1).libraries:
+            for sl in b.slices:
+                for table in (sl.exports, sl.locals):
+                    syms = list(table)
+                    if not syms:
+                        continue
+                    brute, fast = _BruteIndex(syms), SymbolIndex(table)
+                    pats = _patterns_for(syms)
+                    fast.prepare(pats)
+                    for p in pats:
+                        for strong in (False, True):
+                            for limit in (3, None):
+                                want = [(s.name, s.binding) for s in brute.find(p, strong, limit)]
+                                got = [(s.name, s.binding) for s in fast.find(p, strong_only=strong, limit=limit)]
+                                assert got == want, (b.path, p.entry, strong, limit)
+                                checked += 1
+    assert checked > 500
+
+
+# --------------------------------------------------------------------------------------------
+# One-pass strings search
+
+
+def test_needles_that_overlap_are_all_found():
+    hay = b"xxABCDyy" + b"\0" + b"zzCDEww"
+    needles = [b"ABCD", b"CDE", b"BC", b"D", b"zz", b"none"]
+    assert NeedleSearch(needles).found(hay) == frozenset({b"ABCD", b"CDE", b"BC", b"D", b"zz"})
+    assert NeedleSearch(needles).found(hay, 0, 8) == frozenset({b"ABCD", b"BC", b"D"})
+    assert can_overlap(b"ABCD", b"CDE") and can_overlap(b"ABCD", b"BC") and not can_overlap(b"AB", b"CD")
+
+
+def test_stream_search_across_chunk_boundaries():
+    data = b"..Failed to load the default metallib.." + b"-" * 1000 + b"XNNPACK"
+    needles = [b"Failed to load the default metallib", b"XNNPACK", b"absent"]
+    for size in (1, 3, 7, 64, 4096):
+        s = StreamSearch(needles, [(0, len(data)), (0, 500), (500, len(data))])
+        for i in range(0, len(data), size):
+            s.feed(data[i:i + size])
+        assert s.result(0, len(data)) == frozenset(needles[:2])
+        assert s.result(0, 500) == frozenset(needles[:1])
+        assert s.result(500, len(data)) == frozenset(needles[1:2])
