@@ -29,7 +29,6 @@ import datetime as _dt
 import json
 import os
 import platform
-import resource
 import shutil
 import statistics
 import subprocess

@@ -343,3 +343,27 @@ def test_stream_search_across_chunk_boundaries():
         assert s.result(0, len(data)) == frozenset(needles[:2])
         assert s.result(0, 500) == frozenset(needles[:1])
         assert s.result(500, len(data)) == frozenset(needles[1:2])
+
+
+def test_largest_member_starts_early_with_the_same_results(fixture_wheels, monkeypatch):
+    """The largest member is dispatched from a raw read of the central directory, before the
+    member list exists; its result is matched to the real member afterwards."""
+    import zipfile
+
+    path = fixture_wheels["macos_universal2"]
+    job, total = pipeline.quick_largest(path, min_size=0)
+    with zipfile.ZipFile(path) as zf:
+        infos = [i for i in zf.infolist() if not i.is_dir()]
+    biggest = max(infos, key=lambda i: i.file_size)
+    assert job is not None and job.path == biggest.filename and job.size == biggest.file_size
+    assert total == sum(i.file_size for i in infos)
+    base = scan(path, jobs=1)
+    real = pipeline.quick_largest
+    monkeypatch.setattr(pipeline, "quick_largest", lambda p, min_size=0: real(p, 0))
+    assert _facts(scan(path, jobs=2)) == _facts(base)
+
+
+def test_quick_largest_gives_up_on_odd_archives(tmp_path):
+    odd = tmp_path / "x.whl"
+    odd.write_bytes(b"not a zip at all")
+    assert pipeline.quick_largest(odd) == (None, 0)

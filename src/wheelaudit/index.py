@@ -40,9 +40,12 @@ def hints_of(pattern: SymbolPattern) -> tuple[bytes, tuple[bytes, ...] | None]:
 
 
 def _selective(hints: tuple[bytes, ...]) -> bytes:
-    """The hint to look up (the others are checked on its candidates): the longest, which is
-    the rarest as a rule (``2at4_ops10add_Tensor``, not ``4call``); the last of equals."""
-    return max(reversed(hints), key=len)
+    """The hint to look up (the others are checked on its candidates): the rarest, guessed as the
+    longest, with three characters of credit for the entity's own name, the last one
+    (``10add_Tensor`` of ``at::_ops::add_Tensor::call``, not ``4call``; ``3add`` of
+    ``at::native::add``, not ``6native``, which tens of thousands of names hold)."""
+    last = len(hints) - 1
+    return hints[max(range(len(hints)), key=lambda k: (len(hints[k]) + (3 if k == last else 0), k))]
 
 
 def _keys(name: str, demangled: str | None = None) -> list[str]:

@@ -43,19 +43,32 @@ from pathlib import Path
 from .facts import Binary
 from .readers import MAGIC_SIZE, detect, read_binary
 from .strings import PrecomputedStrings, StreamSearch
-from .wheelfile import Member, MemberData, WheelSource, ZipWheel, _record_hash
+from .wheelfile import MemberData, WheelSource, ZipWheel, _record_hash
 
 #: native members up to this size are inflated into memory; larger ones are spooled and mapped
 MEMORY_LIMIT = 64 << 20
 #: compressed bytes read per ``pread`` while inflating a member
 READ_CHUNK = 64 << 10
+#: zip members up to this size (both ways) are read and inflated in one piece
+SMALL = 1 << 20
 #: neighbouring small members are fetched with one ``pread`` of up to this many bytes
 PREFETCH = 8 << 20
 #: default bound on reading one binary, seconds (WHEELAUDIT_BINARY_TIMEOUT changes it)
 DEFAULT_TIMEOUT = 120.0
 #: a worker that overruns the bound by this much more is killed (stuck in C code)
 KILL_GRACE = 5.0
+#: niceness of the workers that do not start with the largest member (see Pool.spawn)
+NICE = 5
 _LFH = struct.Struct("<4sHHHHHIIIHH")
+
+if hasattr(os, "pread"):
+    _pread = os.pread
+else:  # pragma: no cover - Windows: each reader owns its descriptor, so seek + read is safe
+
+    def _pread(fd: int, n: int, offset: int) -> bytes:
+        os.lseek(fd, offset, os.SEEK_SET)
+        return os.read(fd, n)
+
 
 try:  # zlib-ng inflates about twice as fast (same streams, same results); else the stdlib's zlib
     from zlib_ng import zlib_ng as _zlib
@@ -104,7 +117,7 @@ class SpooledMap(mmap.mmap):
                 fd = self._fh.fileno()
                 parts = []
                 while n > 0:
-                    part = os.pread(fd, min(n, _PREAD_MAX), start)
+                    part = _pread(fd, min(n, _PREAD_MAX), start)
                     if not part:
                         break
                     parts.append(part)
@@ -246,13 +259,13 @@ class MemberReader:
         hi = max(s[0] + 30 + len(s[3]) + 0xFFFF + j.compressed for j in jobs if j.zip is not None
                  for s in (j.zip,) if j.compressed < PREFETCH)
         if hi - lo <= 4 * PREFETCH:
-            self._window = (lo, os.pread(self.fd, hi - lo, lo))
+            self._window = (lo, _pread(self.fd, hi - lo, lo))
 
     def _pread(self, n: int, off: int) -> bytes:
         w = self._window
         if w is not None and w[0] <= off and off + n <= w[0] + len(w[1]):
             return w[1][off - w[0]: off - w[0] + n]
-        return os.pread(self.fd, n, off)
+        return _pread(self.fd, n, off)
 
     def _chunks(self, job: Job):
         """The member's uncompressed bytes, in pieces (zip fast path or plain file)."""
@@ -322,9 +335,41 @@ class MemberReader:
         data = md.data if md is not None else None
         return record, data
 
+    def _read_small(self, job: Job) -> tuple[Record, object | None]:
+        """A small zip member in one piece: one ``pread`` (usually from the prefetched window),
+        one ``decompress``; the same checks as the streaming path (size, CRC)."""
+        assert job.zip is not None
+        header_offset, method, crc, raw_name = job.zip
+        head = self._pread(30 + len(raw_name), header_offset)
+        if len(head) < 30:
+            raise _Fallback
+        sig, _v, flags, _m, _t, _d, _c, _cs, _us, nlen, xlen = _LFH.unpack_from(head)
+        if sig != b"PK\x03\x04" or flags & 0x61 or nlen != len(raw_name) or head[30:] != raw_name:
+            raise _Fallback
+        raw = self._pread(job.compressed, header_offset + 30 + nlen + xlen)
+        if len(raw) != job.compressed:
+            raise _Fallback
+        if method == 8:
+            try:
+                inflate = _zlib.decompressobj(-15)
+                data = inflate.decompress(raw, job.size + 1)
+            except _zlib.error:
+                raise _Fallback from None
+            if not inflate.eof:
+                raise _Fallback
+        else:
+            data = raw
+        if len(data) != job.size or _zlib.crc32(data) != crc:
+            raise _Fallback
+        fmt = detect(data[:MAGIC_SIZE]) if len(data) >= 4 else None
+        record = Record(fmt, _record_hash(hashlib.sha256(data).digest()), len(data))
+        return record, (data if fmt is not None else None)
+
     def _read_fast(self, job: Job) -> tuple[Record, object | None]:
         if self.is_zip and job.zip is None:
             raise _Fallback
+        if self.is_zip and job.size <= SMALL and job.compressed <= SMALL:
+            return self._read_small(job)
         st = _Stream(hashlib.sha256())
         pieces = self._chunks(job)
         head = b""
@@ -546,8 +591,13 @@ def _recv(conn):
     return pickle.loads(memoryview(first)[4:], buffers=bufs)
 
 
-def _worker(conn, path: str, root: str | None, needles: tuple[bytes, ...], timeout: float) -> None:
+def _worker(conn, path: str, root: str | None, needles: tuple[bytes, ...], timeout: float, nice: int = 0) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles ^C
+    if nice and hasattr(os, "nice"):
+        try:
+            os.nice(nice)  # not on the critical path: the largest member's worker goes first
+        except OSError:
+            pass
     reader = MemberReader(Path(path), Path(root) if root is not None else None, needles, timeout,
                           progress=lambda n: _send(conn, ("prog", n)))
     try:
@@ -583,10 +633,11 @@ def _context():
 
 
 class _Worker:
-    def __init__(self, ctx, path: Path, root: Path | None, needles: tuple[bytes, ...], timeout: float) -> None:
+    def __init__(self, ctx, path: Path, root: Path | None, needles: tuple[bytes, ...], timeout: float,
+                 nice: int = 0) -> None:
         self.conn, child = ctx.Pipe(duplex=True)
         self.proc = ctx.Process(target=_worker, args=(child, str(path), None if root is None else str(root),
-                                                      needles, timeout),
+                                                      needles, timeout, nice),
                                 name="wheelaudit-worker", daemon=True)
         self.proc.start()
         child.close()
@@ -631,7 +682,9 @@ class Pool:
         self.early: Job | None = None
 
     def spawn(self, batch: list[Job]) -> None:
-        w = _Worker(self.ctx, self.path, self.root, self.needles, self.timeout)
+        # the first worker takes the largest member, the critical path; the others, whose work
+        # can wait, run at a lower priority so that it gets the cores first (NICE: 0 turns it off)
+        w = _Worker(self.ctx, self.path, self.root, self.needles, self.timeout, NICE if self.workers else 0)
         self.workers.append(w)
         w.give(batch)
 
