@@ -7,6 +7,7 @@ run in worker processes.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -98,9 +99,9 @@ class Slice:
     sdk: str | None = None
     needs_versions: list[str] = field(default_factory=list)  # ELF verneed: "GLIBC_2.28", ...
     stripped: bool = True  # no local symbol table to read
-    exports: list[Symbol] = field(default_factory=list)  # defined, global or weak, exported
+    exports: Sequence[Symbol] = field(default_factory=list)  # defined, global or weak, exported (a list or a SymbolTable)
     imports: list[str] = field(default_factory=list)  # undefined references (names, undecorated)
-    locals: list[Symbol] = field(default_factory=list)  # defined, not exported (unstripped only)
+    locals: Sequence[Symbol] = field(default_factory=list)  # defined, not exported (unstripped only)
     strings: frozenset[bytes] = frozenset()  # which of the requested byte strings occur here
     offset: int = 0  # where the slice starts in the file (0 for thin binaries)
     size: int = 0  # slice size in bytes
