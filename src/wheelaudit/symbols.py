@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 
 import cpp_demangle
 
+from .demangle_guard import guarded_demangle, suspicious
+
 from .facts import Symbol
 
 if TYPE_CHECKING:
@@ -24,6 +26,9 @@ if TYPE_CHECKING:
 @lru_cache(maxsize=1 << 16)
 def _demangle_cached(name: str) -> str:
     try:
+        if suspicious(name):  # could explode: demangle it in a capped worker
+            out = guarded_demangle(name)
+            return name if out is None else _cxxfilt_style(out)
         return _cxxfilt_style(cpp_demangle.demangle(name))
     except Exception:  # noqa: BLE001 - a name that is not valid Itanium stays as it is
         return name
