@@ -14,6 +14,7 @@ from typing import TextIO
 
 from ..findings import Finding
 from ..report import Report
+from . import text
 
 
 def escape_data(text: str) -> str:
@@ -40,16 +41,8 @@ def command(f: Finding, wheel_name: str) -> str:
 
 
 def summary_line(report: Report) -> str:
-    s = report.summary()
-    n = len(report.wheels)
-    parts = [f"{s['errors']} error{'s' if s['errors'] != 1 else ''}",
-             f"{s['warnings']} warning{'s' if s['warnings'] != 1 else ''}"]
-    if s["waived"]:
-        parts.append(f"{s['waived']} waived")
-    rules = f"rules: {report.rules_path}" if report.rules_path else "built-in checks only (no rules file)"
-    verdict = "passed" if report.ok else "failed"
-    return (f"wheelaudit {verdict}: {', '.join(parts)} in {n} wheel{'s' if n != 1 else ''} "
-            f"({rules}; fail-on {report.fail_on})")
+    """The text renderer's summary line, prefixed for a CI log: ``wheelaudit passed: …``."""
+    return "wheelaudit " + text.summary_line(report)
 
 
 def render_report(report: Report, out: TextIO, color: bool = False) -> None:

@@ -76,6 +76,11 @@ def render_report(report: Report, out: TextIO, color: bool = False) -> None:
             out.write(f"{name}: {paint('OK', 'ok', color)}\n")
             continue
         render_findings(name, active, out, color)
+    out.write(summary_line(report, color) + "\n")
+
+
+def summary_line(report: Report, color: bool = False) -> str:
+    """``passed: 0 errors, 1 warning in 1 wheel (rules: …; fail-on error)``."""
     s = report.summary()
     n = len(report.wheels)
     parts = [f"{s['errors']} error{'s' if s['errors'] != 1 else ''}",
@@ -84,7 +89,7 @@ def render_report(report: Report, out: TextIO, color: bool = False) -> None:
         parts.append(f"{s['waived']} waived")
     rules = f"rules: {report.rules_path}" if report.rules_path else "built-in checks only (no rules file)"
     verdict = paint("passed", "ok", color) if report.ok else paint("failed", "error", color)
-    out.write(f"{verdict}: {', '.join(parts)} in {n} wheel{'s' if n != 1 else ''} ({rules}; fail-on {report.fail_on})\n")
+    return f"{verdict}: {', '.join(parts)} in {n} wheel{'s' if n != 1 else ''} ({rules}; fail-on {report.fail_on})"
 
 
 def render_inspect(wheels: list[Wheel], out: TextIO, color: bool = False, symbols: bool = False,
