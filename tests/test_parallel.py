@@ -12,6 +12,8 @@ from bisect import bisect_left
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from wheelaudit import audit, load_rules, scan
 from wheelaudit import pipeline
@@ -343,6 +345,28 @@ def test_stream_search_across_chunk_boundaries():
         assert s.result(0, len(data)) == frozenset(needles[:2])
         assert s.result(0, 500) == frozenset(needles[:1])
         assert s.result(500, len(data)) == frozenset(needles[1:2])
+
+
+@settings(max_examples=300, deadline=None)
+@given(hay=st.binary(max_size=300), needles=st.lists(st.binary(min_size=1, max_size=6), min_size=1, max_size=7),
+       cuts=st.lists(st.integers(min_value=1, max_value=40), max_size=30), views=st.booleans())
+def test_stream_search_equals_find(hay, needles, cuts, views):
+    """Any chunking, one needle or several (searched singly or by one automaton), chunks as
+    bytes or as memoryviews: the needles found per region are those ``bytes.find`` finds."""
+    hay = hay + b"".join(needles[::2])  # some needles present for sure
+    mid = len(hay) // 2
+    regions = [(0, len(hay)), (0, mid), (mid, len(hay))]
+    s = StreamSearch(needles, regions)
+    pos = 0
+    for n in cuts + [len(hay)]:
+        piece = hay[pos:pos + n]
+        s.feed(memoryview(piece) if views else piece)
+        pos += n
+        if pos >= len(hay):
+            break
+    for a, b in regions:
+        assert s.result(a, b) == frozenset(x for x in needles if hay.find(x, a, b) != -1 and hay.find(x, a, b) + len(x) <= b)
+    assert NeedleSearch(needles).found(hay) == frozenset(x for x in needles if x in hay)
 
 
 def test_largest_member_starts_early_with_the_same_results(fixture_wheels, monkeypatch):
