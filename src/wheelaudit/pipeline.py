@@ -70,10 +70,16 @@ else:  # pragma: no cover - Windows: each reader owns its descriptor, so seek + 
         return os.read(fd, n)
 
 
-try:  # zlib-ng inflates about twice as fast (same streams, same results); else the stdlib's zlib
-    from zlib_ng import zlib_ng as _zlib
+# The inflater: ISA-L (``isal``) inflates libtorch_cpu.so in 0.78 s and takes its CRC-32 in 0.05 s,
+# zlib-ng in 0.91 s and 0.07 s, the stdlib's zlib in 1.67 s and 0.15 s (same streams, same
+# results, same API); the first one installed is used.
+try:
+    from isal import isal_zlib as _zlib
 except ImportError:  # pragma: no cover - depends on the environment
-    _zlib = zlib  # type: ignore[assignment]
+    try:
+        from zlib_ng import zlib_ng as _zlib  # type: ignore[no-redef]
+    except ImportError:
+        _zlib = zlib  # type: ignore[assignment]
 _PREAD_MAX = 1 << 30
 
 
