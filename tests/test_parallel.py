@@ -19,7 +19,7 @@ from wheelaudit import audit, load_rules, scan
 from wheelaudit import pipeline
 from wheelaudit.facts import Symbol
 from wheelaudit.globs import SymbolPattern
-from wheelaudit.index import SymbolIndex
+from wheelaudit.index import Interest, SymbolIndex, narrow
 from wheelaudit.progress import Progress
 from wheelaudit.strings import NeedleSearch, StreamSearch, can_overlap
 from wheelaudit.symbols import SymbolTable, qualified_name, symbol_code
@@ -321,6 +321,88 @@ def test_prefiltered_index_equals_brute_force(fixture_wheels):
                                 assert got == want, (b.path, p.entry, strong, limit)
                                 checked += 1
     assert checked > 500
+
+
+def test_narrowed_tables_answer_as_the_whole_ones(fixture_wheels):
+    """A table narrowed to a ruleset's interest (in the worker) finds, for each of the rules'
+    patterns, what the brute force finds over the whole table, in the same order."""
+    checked = 0
+    for name in ("macos_clean", "macos_universal2", "linux_clean"):
+        for b in scan(fixture_wheels[name], jobs=1).libraries:
+            for sl in b.slices:
+                for table in (sl.exports, sl.locals):
+                    syms = list(table)
+                    if not isinstance(table, SymbolTable) or not syms:
+                        continue
+                    pats = _patterns_for(syms)
+                    brute = _BruteIndex(syms)
+                    # an interest from a part of the patterns: the table answers exactly those
+                    for part in (pats[::2], [p for p in pats if "*" not in p.entry], pats):
+                        interest = Interest.of(part)
+                        narrowed = SymbolIndex(narrow(table, interest), part)
+                        for p in part:
+                            for strong, limit in ((False, None), (True, 3)):
+                                want = [(s.name, s.binding) for s in brute.find(p, strong, limit)]
+                                got = [(s.name, s.binding) for s in narrowed.find(p, strong_only=strong, limit=limit)]
+                                assert got == want, (b.path, p.entry)
+                                checked += 1
+    assert checked > 500
+
+
+def test_narrowing_keeps_names_whose_mangled_form_lacks_the_hint():
+    """Operators (``_Znwm`` is ``operator new(unsigned long)``) and names that only a wildcard
+    reaches carry no literal piece of the pattern: such patterns keep every mangled name."""
+    names = [b"_Znwm", b"_ZdlPv", b"_ZN3foo3barEv", b"_ZNK3foo3bazEv", b"_ZplRK1AS1_", b"plain_c", b"foo_init",
+             b"_ZN3qux4initEv"]
+    blob = b"\0".join(names) + b"\0"
+    offsets, at = [], 0
+    for n in names:
+        offsets.append(at)
+        at += len(n) + 1
+    table = SymbolTable(blob, offsets, bytes([symbol_code("local", "func")] * len(names)))
+    syms = list(table)
+    brute = _BruteIndex(syms)
+    entries = ["operator new", "operator+", "foo::*", "foo::bar", "*baz", "*init", "plain_c"]
+    pats = [SymbolPattern(e) for e in entries]
+    for part in ([p] for p in pats):
+        narrowed = narrow(table, Interest.of(part))
+        got = [s.name for s in SymbolIndex(narrowed, part).find(part[0])]
+        assert got == [s.name for s in brute.find(part[0])], part[0].entry
+        assert got, part[0].entry  # each pattern matches something here
+    assert len(narrow(table, Interest.of([SymbolPattern("plain_c")]))) == 1
+
+
+def test_narrowing_keeps_the_report_and_drops_the_rest(fixture_wheels):
+    """``check`` and ``audit`` scan with the rules' interest: every report is the one the whole
+    tables give, while the local symbols kept are only those the rules can look at."""
+    from wheelaudit.api import audit_wheels
+
+    kept = total = 0
+    for rules_file in sorted((ROOT / "rules").glob("*.toml")):
+        rules = load_rules(rules_file)
+        for name, path in sorted(fixture_wheels.items()):
+            whole = scan(path, strings=rules.strings(), jobs=1)
+            narrowed = scan(path, strings=rules.strings(), interest=rules.interest(), jobs=1)
+            assert (audit_wheels([whole], rules).to_json() == audit_wheels([narrowed], rules).to_json()), (rules_file.name, name)
+            total += sum(len(sl.locals) for b in whole.libraries for sl in b.slices)
+            kept += sum(len(sl.locals) for b in narrowed.libraries for sl in b.slices)
+    assert total > 1000 and kept < total * 0.6, (kept, total)  # (fixtures: the rules name most of them)
+
+
+def test_a_scan_narrowed_for_other_rules_is_refused(fixture_wheels):
+    """Evaluating rules the narrowed tables cannot answer would miss local evidence silently."""
+    from wheelaudit.api import audit_wheels
+    from wheelaudit.evaluate import evaluate
+
+    mlx = load_rules(ROOT / "rules" / "mlx.toml")
+    et = load_rules(EXECUTORCH)
+    assert et.interest().covers(et.interest()) and not mlx.interest().covers(et.interest())
+    wheel = scan(fixture_wheels["macos_clean"], strings=et.strings(), interest=mlx.interest(), jobs=1)
+    with pytest.raises(ValueError, match="scanned for other rules"):
+        audit_wheels([wheel], et)
+    assert Interest(everything=True).covers(et.interest())
+    assert (mlx.interest() | et.interest()).covers(et.interest())
+    assert evaluate is not None
 
 
 # --------------------------------------------------------------------------------------------

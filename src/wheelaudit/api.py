@@ -42,12 +42,13 @@ def audit(path: PathLike | Sequence[PathLike], rules: Ruleset | PathLike | None 
     ruleset = _as_ruleset(rules)
     paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
     strings = ruleset.strings() if ruleset is not None else []
+    interest = ruleset.interest() if ruleset is not None else None
     if together:
         from .together import scan_together
 
-        wheels: list[Wheel] = [scan_together(paths, strings=strings, jobs=jobs)]
+        wheels: list[Wheel] = [scan_together(paths, strings=strings, interest=interest, jobs=jobs)]
     else:
-        wheels = [scan(p, strings=strings, jobs=jobs) for p in paths]
+        wheels = [scan(p, strings=strings, interest=interest, jobs=jobs) for p in paths]
     return audit_wheels(wheels, ruleset, select=select, ignore=ignore, fail_on=fail_on, today=today)
 
 

@@ -16,7 +16,7 @@ from .conditions import Condition, WheelTraits
 from .facts import Binary, Slice, Symbol
 from .findings import Finding, examples
 from .globs import Glob, SymbolPattern
-from .index import NameIndex, SymbolIndex
+from .index import Interest, NameIndex, SymbolIndex
 from .symbols import SymbolTable
 from .linkage import check_linkage
 from .ruleset import BinaryRule, ComponentRule, FileRule, LibrariesRule, Ruleset, Waiver
@@ -41,6 +41,9 @@ class Context:
         self._evidence: dict[str, dict[str, LibraryEvidence]] = {}
         # every symbol entry of the ruleset: each index finds all their hints in one pass
         self._patterns = _ruleset_patterns(ruleset)
+        if wheel.interest is not None and not wheel.interest.covers(Interest.of(self._patterns)):
+            raise ValueError(f"{wheel.path.name} was scanned for other rules (its local symbols were narrowed to "
+                             "theirs); scan it again with these rules' interest, or with none")
 
     def exports(self, sl: Slice) -> SymbolIndex:
         idx = self._exports.get(id(sl))
@@ -79,14 +82,7 @@ class Context:
 
 
 def _ruleset_patterns(ruleset: Ruleset | None) -> list[SymbolPattern]:
-    if ruleset is None:
-        return []
-    pats: list[SymbolPattern] = []
-    for comp in ruleset.components:
-        pats.extend(comp.symbols)
-    for rule in ruleset.binaries:
-        pats.extend(rule.must_import)
-    return list({p.entry: p for p in pats}.values())
+    return ruleset.symbol_patterns() if ruleset is not None else []
 
 
 # --------------------------------------------------------------------------------------------

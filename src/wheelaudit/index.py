@@ -18,6 +18,7 @@ order.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from itertools import compress
 
 from .facts import Symbol
@@ -66,10 +67,110 @@ def _first_key(pattern: SymbolPattern, keys: list[str]) -> str | None:
     return best
 
 
+def locate(table: SymbolTable, hints: Iterable[bytes]) -> dict[bytes, set[int]]:
+    """The raw indices of the entries of ``table`` whose name contains each of ``hints``, all
+    hints found in one pass over its string table.
+
+    An entry's name is ``blob[offset:next NUL]``; it contains a hit at ``p`` when its offset is
+    the start of the string holding ``p`` or, for a name sharing another's tail (a few linkers
+    merge "bar" into "foobar"), lies between that start and ``p``."""
+    hits: dict[bytes, set[int]] = {h: set() for h in hints}  # (b"" is in no name: no entry)
+    hints = [h for h in hits if h]
+    if not hints:
+        return hits
+    blob = table.blob
+    positions: dict[bytes, list[int]] = {h: [] for h in hints}
+    for h, pos in _searcher(frozenset(hints)).positions(blob):
+        positions[h].append(pos)
+    by_start: dict[int, list[tuple[bytes, int]]] = {}  # string start -> (hint, last hit in it)
+    rfind = blob.rfind
+    for h in hints:
+        seen: dict[int, int] = {}
+        for p in positions[h]:
+            start = rfind(b"\0", 0, p) + 1
+            if seen.get(start, -1) < p:
+                seen[start] = p
+        for start, p in seen.items():
+            by_start.setdefault(start, []).append((h, p))
+    if not by_start:
+        return hits
+    offsets = table.offsets
+    for i in compress(range(len(offsets)), map(by_start.__contains__, offsets)):
+        for h, _p in by_start[offsets[i]]:
+            hits[h].add(i)
+    for start, entries in table.tails().items():
+        for h, p in by_start.get(start, ()):
+            for o, i in entries:
+                if o <= p:
+                    hits[h].add(i)
+    return hits
+
+
+@dataclass(frozen=True)
+class Interest:
+    """What the symbol entries of a ruleset can match, in terms of raw names: a name is a
+    candidate of some entry (:meth:`SymbolIndex._candidates`) only if it contains one of
+    ``hints`` or, with ``all_mangled``, is a mangled C++ name; with ``everything`` (an entry
+    with no literal piece, such as ``*``) any name can be. Handed to the scan, it lets each
+    worker locate the hints in its own tables and keep only the local symbols that can matter."""
+
+    hints: frozenset[bytes] = frozenset()
+    all_mangled: bool = False
+    everything: bool = False
+
+    @classmethod
+    def of(cls, patterns: Iterable[SymbolPattern]) -> Interest:
+        hints: set[bytes] = set()
+        all_mangled = everything = False
+        for p in patterns:
+            plain, mangled = hints_of(p)
+            if not plain:
+                everything = True
+            hints.add(plain)
+            if mangled is None:
+                all_mangled = True
+            elif mangled:
+                hints.add(_selective(mangled))
+        hints.discard(b"")
+        return cls(frozenset(hints), all_mangled, everything)
+
+    def covers(self, other: Interest) -> bool:
+        """Whether tables narrowed for this interest answer every lookup of ``other``."""
+        return self.everything or (other.hints <= self.hints and (self.all_mangled or not other.all_mangled)
+                                   and not other.everything)
+
+    def __or__(self, other: Interest) -> Interest:
+        return Interest(self.hints | other.hints, self.all_mangled or other.all_mangled,
+                        self.everything or other.everything)
+
+
+def narrow(table: SymbolTable, interest: Interest, keep_all: bool = False) -> SymbolTable:
+    """``table`` with the hints of ``interest`` located (:attr:`SymbolTable.hits`) and, unless
+    ``keep_all`` or the interest covers every name, only the entries that can be candidates:
+    an index over the result finds what one over ``table`` finds, in the same order."""
+    hits = locate(table, interest.hints)
+    if keep_all or interest.everything:
+        table.hits = hits
+        return table
+    kept: set[int] = set()
+    for got in hits.values():
+        kept |= got
+    if interest.all_mangled:
+        lead = b"__Z" if table.underscore else b"_Z"
+        blob, offs = table.blob, table.offsets
+        kept.update(i for i in range(table.raw_count) if blob.startswith(lead, offs[i]))
+    order = sorted(kept)
+    sub = table.subset(order)
+    new = {old: k for k, old in enumerate(order)}
+    sub.hits = {h: {new[i] for i in got} for h, got in hits.items()}
+    sub.narrowed = True
+    return sub
+
+
 class SymbolIndex:
     """Defined symbols of one slice (a :class:`SymbolTable` or any list of :class:`Symbol`)."""
 
-    __slots__ = ("_table", "_syms", "_names", "_positions", "_hits", "_mangled")
+    __slots__ = ("_table", "_syms", "_names", "_hits", "_mangled")
 
     def __init__(self, symbols: Iterable[Symbol], patterns: Iterable[SymbolPattern] = ()):
         if isinstance(symbols, SymbolTable):
@@ -80,7 +181,6 @@ class SymbolIndex:
             self._table = None
             self._syms = list(symbols)
             self._names = [s.name for s in self._syms]
-        self._positions: dict[bytes, list[int]] = {}  # hint -> where it occurs in the blob
         self._hits: dict[bytes, set[int]] = {}  # hint -> the entries whose name contains it
         self._mangled: list[int] | None = None
         pats = list(patterns)
@@ -99,9 +199,7 @@ class SymbolIndex:
             want.add(plain)
             if mangled:
                 want.add(_selective(mangled))
-        self._locate([h for h in want if h and h not in self._positions and h not in self._hits])
-        if self._table is not None and self._positions:
-            self._map(list(self._positions))
+        self._locate([h for h in want if h and h not in self._hits])
 
     def _locate(self, hints: list[bytes]) -> None:
         if not hints:
@@ -112,54 +210,23 @@ class SymbolIndex:
                 text = h.decode("utf-8", "surrogatepass")
                 self._hits[h] = {i for i, n in enumerate(names) if text in n}
             return
-        found: dict[bytes, list[int]] = {h: [] for h in hints}
-        for h, pos in _searcher(frozenset(hints)).positions(self._table.blob):
-            found[h].append(pos)
-        self._positions.update(found)
+        known = self._table.hits
+        if known is not None:
+            missing = [h for h in hints if h not in known]
+            if missing and self._table.narrowed:
+                raise RuntimeError(f"hints {missing!r} were not located when the table was narrowed")
+            self._hits.update((h, known[h]) for h in hints if h in known)
+            hints = missing
+        if hints:
+            self._hits.update(locate(self._table, hints))
 
     def _entries(self, hint: bytes) -> set[int]:
         """The raw indices of the entries whose name contains ``hint``."""
         got = self._hits.get(hint)
         if got is None:
-            if hint not in self._positions:
-                self._locate([hint])
-                got = self._hits.get(hint)
-                if got is not None:
-                    return got
-            self._map([h for h, pos in self._positions.items()])
+            self._locate([hint])
             got = self._hits[hint]
         return got
-
-    def _map(self, hints: list[bytes]) -> None:
-        """Turn the blob positions of ``hints`` into entries, all in one pass over the offsets.
-
-        An entry's name is ``blob[offset:next NUL]``; it contains a hit at ``p`` when its offset
-        is the start of the string holding ``p`` or, for a name sharing another's tail (a few
-        linkers merge "bar" into "foobar"), lies between that start and ``p``."""
-        table = self._table
-        assert table is not None
-        blob = table.blob
-        by_start: dict[int, list[tuple[bytes, int]]] = {}  # string start -> (hint, last hit in it)
-        for h in hints:
-            self._hits[h] = set()
-            seen: dict[int, int] = {}
-            for p in self._positions.pop(h):
-                start = blob.rfind(b"\0", 0, p) + 1
-                if seen.get(start, -1) < p:
-                    seen[start] = p
-            for start, p in seen.items():
-                by_start.setdefault(start, []).append((h, p))
-        if not by_start:
-            return
-        offsets = table.offsets
-        for i in compress(range(len(offsets)), map(by_start.__contains__, offsets)):
-            for h, _p in by_start[offsets[i]]:
-                self._hits[h].add(i)
-        for start, entries in table.tails().items():
-            for h, p in by_start.get(start, ()):
-                for o, i in entries:
-                    if o <= p:
-                        self._hits[h].add(i)
 
     def _all_mangled(self) -> list[int]:
         if self._mangled is None:

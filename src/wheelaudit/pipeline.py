@@ -41,8 +41,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .facts import Binary
+from .index import Interest, narrow
 from .readers import MAGIC_SIZE, detect, read_binary
 from .strings import PrecomputedStrings, StreamSearch
+from .symbols import SymbolTable
 from .wheelfile import MemberData, WheelSource, ZipWheel, _record_hash
 
 #: native members up to this size are inflated into memory; larger ones are spooled and mapped
@@ -221,8 +223,10 @@ class MemberReader:
     tree's root), the needles, the bound; the reference source opened only when needed."""
 
     def __init__(self, path: Path, root: Path | None, needles: tuple[bytes, ...], timeout: float,
-                 source: WheelSource | None = None, progress: Callable[[int], None] | None = None) -> None:
+                 source: WheelSource | None = None, progress: Callable[[int], None] | None = None,
+                 interest: Interest | None = None) -> None:
         self.path = path  # what was opened (the reference path reopens it)
+        self.interest = interest  # the rules' symbol hints (index.narrow), None: keep everything
         self.root = root  # a tree's root (members are relative to it); None for a .whl
         self.is_zip = root is None
         self.needles = needles
@@ -491,7 +495,7 @@ class MemberReader:
                 needles = PrecomputedStrings(self.needles, search)
         try:
             with _time_bound(self.timeout):
-                return read_binary(data, job.path, needles)
+                return refine(read_binary(data, job.path, needles), self.interest)
         except _ParseTimeout:
             return timed_out(job.path, record.format, record.size, self.timeout)
         finally:
@@ -501,6 +505,25 @@ class MemberReader:
                     close()
                 except BufferError:  # a reader kept a view; the mapping goes with the last reference
                     pass
+
+
+def refine(binary: Binary, interest: Interest | None) -> Binary:
+    """Work on a binary's symbol tables that is better done here, in the worker that read it, than
+    in the parent: with an ``interest``, its hints located in each compact table and the local
+    symbols narrowed to those it can match (:func:`wheelaudit.index.narrow`; 438,558 locals of
+    libtorch_cpu.so, 76 MB of names, become a few hundred); without one, the tables' tails index
+    built (:meth:`~wheelaudit.symbols.SymbolTable.tails`)."""
+    for s in binary.slices:
+        if interest is None:
+            for table in (s.exports, s.locals):
+                if isinstance(table, SymbolTable):
+                    table.tails()
+            continue
+        if isinstance(s.exports, SymbolTable):
+            s.exports = narrow(s.exports, interest, keep_all=True)
+        if isinstance(s.locals, SymbolTable):
+            s.locals = narrow(s.locals, interest)
+    return binary
 
 
 def _prepend(head: bytes, pieces):
@@ -597,7 +620,8 @@ def _recv(conn):
     return pickle.loads(memoryview(first)[4:], buffers=bufs)
 
 
-def _worker(conn, path: str, root: str | None, needles: tuple[bytes, ...], timeout: float, nice: int = 0) -> None:
+def _worker(conn, path: str, root: str | None, needles: tuple[bytes, ...], timeout: float, nice: int = 0,
+            interest: Interest | None = None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles ^C
     if nice and hasattr(os, "nice"):
         try:
@@ -605,7 +629,7 @@ def _worker(conn, path: str, root: str | None, needles: tuple[bytes, ...], timeo
         except OSError:
             pass
     reader = MemberReader(Path(path), Path(root) if root is not None else None, needles, timeout,
-                          progress=lambda n: _send(conn, ("prog", n)))
+                          progress=lambda n: _send(conn, ("prog", n)), interest=interest)
     try:
         while True:
             msg = _recv(conn)
@@ -640,10 +664,10 @@ def _context():
 
 class _Worker:
     def __init__(self, ctx, path: Path, root: Path | None, needles: tuple[bytes, ...], timeout: float,
-                 nice: int = 0) -> None:
+                 nice: int = 0, interest: Interest | None = None) -> None:
         self.conn, child = ctx.Pipe(duplex=True)
         self.proc = ctx.Process(target=_worker, args=(child, str(path), None if root is None else str(root),
-                                                      needles, timeout, nice),
+                                                      needles, timeout, nice, interest),
                                 name="wheelaudit-worker", daemon=True)
         self.proc.start()
         child.close()
@@ -679,8 +703,8 @@ class Pool:
     with its real index) and returns the outcome."""
 
     def __init__(self, path: Path, root: Path | None, needles: tuple[bytes, ...], njobs: int, timeout: float,
-                 progress: Callable[[int], None] | None = None) -> None:
-        self.path, self.root, self.needles = path, root, needles
+                 progress: Callable[[int], None] | None = None, interest: Interest | None = None) -> None:
+        self.path, self.root, self.needles, self.interest = path, root, needles, interest
         self.njobs, self.timeout, self.progress = njobs, timeout, progress
         self.ctx = _context()
         self.workers: list[_Worker] = []
@@ -690,7 +714,8 @@ class Pool:
     def spawn(self, batch: list[Job]) -> None:
         # the first worker takes the largest member, the critical path; the others, whose work
         # can wait, run at a lower priority so that it gets the cores first (NICE: 0 turns it off)
-        w = _Worker(self.ctx, self.path, self.root, self.needles, self.timeout, NICE if self.workers else 0)
+        w = _Worker(self.ctx, self.path, self.root, self.needles, self.timeout, NICE if self.workers else 0,
+                    self.interest)
         self.workers.append(w)
         w.give(batch)
 
@@ -803,9 +828,10 @@ class Pool:
 
 
 def run_parallel(path: Path, root: Path | None, jobs: Sequence[Job], needles: tuple[bytes, ...], njobs: int,
-                 timeout: float, progress: Callable[[int], None] | None = None) -> Outcome:
+                 timeout: float, progress: Callable[[int], None] | None = None,
+                 interest: Interest | None = None) -> Outcome:
     """Read ``jobs`` with ``njobs`` worker processes; the same outcome as :func:`run_inline`."""
-    return Pool(path, root, needles, njobs, timeout, progress).run(jobs)
+    return Pool(path, root, needles, njobs, timeout, progress, interest).run(jobs)
 
 
 def quick_largest(path: Path, min_size: int = 16 << 20) -> tuple[Job | None, int]:

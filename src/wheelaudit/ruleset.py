@@ -295,6 +295,22 @@ class Ruleset:
                 seen.setdefault(s, None)
         return list(seen)
 
+    def symbol_patterns(self) -> list[SymbolPattern]:
+        """Every symbol entry of the rules (components' symbols, binaries' ``must-import``), once."""
+        pats: list[SymbolPattern] = []
+        for comp in self.components:
+            pats.extend(comp.symbols)
+        for rule in self.binaries:
+            pats.extend(rule.must_import)
+        return list({p.entry: p for p in pats}.values())
+
+    def interest(self) -> Interest:
+        """What the symbol entries can match (:class:`wheelaudit.index.Interest`): handed to the
+        scan so that each worker keeps only the local symbols these rules can look at."""
+        from .index import Interest
+
+        return Interest.of(self.symbol_patterns())
+
     def component(self, name: str) -> ComponentRule | None:
         """The component named ``name``, if any."""
         for comp in self.components:

@@ -15,6 +15,7 @@ from pathlib import Path
 from .conditions import WheelTraits, traits_from_tags
 from .facts import Binary
 from .findings import Finding
+from .index import Interest
 from .wheelfile import MemberData, RecordChecker, open_wheel
 
 #: with the default ``jobs``, wheels inflating to less than this are read in-process (starting
@@ -36,6 +37,8 @@ class Wheel:
     requires_dist: list[str] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)  # WA001 / WA002 found while scanning
     strings: tuple[bytes, ...] = ()  # the byte strings searched for
+    #: the interest the local symbols were narrowed to (None: every symbol kept)
+    interest: Interest | None = None
     #: wheels audited together (wheelaudit.together): path inside the tree -> the wheel file it
     #: came from; empty for a single wheel
     origins: dict[str, str] = field(default_factory=dict)
@@ -78,12 +81,15 @@ class Wheel:
         return sorted({t.split("-")[-1] for t in self.tags})
 
 
-def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), jobs: int | None = None,
-         timeout: float | None = None, progress: bool | None = None) -> Wheel:
+def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interest: Interest | None = None,
+         jobs: int | None = None, timeout: float | None = None, progress: bool | None = None) -> Wheel:
     """Scan a ``.whl`` or an unpacked/installed tree.
 
     ``strings`` are byte strings to look for in every binary (the `strings` evidence of the
-    rules). ``jobs`` worker processes read the members (default: one per core, and in-process
+    rules). ``interest`` (:meth:`Ruleset.interest() <wheelaudit.ruleset.Ruleset.interest>`): each
+    binary's local symbols are narrowed to those the rules can look at, and the rules' hints are
+    located in its symbol tables, in the worker that read it (the result answers those rules only;
+    default: every symbol kept). ``jobs`` worker processes read the members (default: one per core, and in-process
     for a small wheel; 1: in-process). ``timeout`` bounds the reading of one binary, in seconds
     (default: $WHEELAUDIT_BINARY_TIMEOUT, else 120); a binary that takes longer is reported as
     WA001. ``progress``: a bar on standard error (default: when it is a terminal). Raises
@@ -103,7 +109,7 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), jobs: i
         early, quick_total = quick_largest(p)
         njobs = (default_jobs() if quick_total >= PARALLEL_MIN_BYTES else 1) if jobs is None else max(1, jobs)
         if early is not None and njobs > 1:
-            pool = Pool(p, None, needles, njobs, bound)
+            pool = Pool(p, None, needles, njobs, bound, interest=interest)
             pool.start(early)
     try:
         source = open_wheel(path)
@@ -125,7 +131,7 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), jobs: i
         bar = Progress(total, f"scanning {p.name}", enabled=None if progress is None else progress)
         try:
             if pool is None and njobs > 1 and len(work) > 1:
-                pool = Pool(p, root, needles, njobs, bound)
+                pool = Pool(p, root, needles, njobs, bound, interest=interest)
             if pool is not None:
                 pool.progress = bar.advance
                 record = RecordChecker(source)  # (the workers are busy meanwhile)
@@ -133,7 +139,7 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), jobs: i
                     outcome = pool.run(work)
             else:
                 record = RecordChecker(source)
-                reader = MemberReader(p, root, needles, bound, source=source)
+                reader = MemberReader(p, root, needles, bound, source=source, interest=interest)
                 try:
                     with bar:
                         outcome = run_inline(reader, work, bar.advance)
@@ -165,4 +171,5 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), jobs: i
         requires_dist=info.requires_dist,
         findings=findings,
         strings=needles,
+        interest=interest,
     )

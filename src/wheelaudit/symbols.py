@@ -10,7 +10,7 @@ import re
 from array import array
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
-from itertools import compress, repeat
+from itertools import accumulate, compress, repeat
 from typing import TYPE_CHECKING
 
 import cpp_demangle
@@ -242,11 +242,13 @@ def _make_symbol_factory():
 make_symbol = _make_symbol_factory()
 
 
-def _restore_table(blob, offsets, codes, versions, vindex, underscore, unique, tails=None):
+def _restore_table(blob, offsets, codes, versions, vindex, underscore, unique, tails=None, hits=None, narrowed=False):
     if isinstance(blob, memoryview):
         blob = blob.obj if isinstance(blob.obj, bytes) and len(blob.obj) == blob.nbytes else blob.tobytes()
     table = SymbolTable(blob, offsets, codes, versions, vindex, underscore=underscore, unique=unique)
     table._tails = tails
+    table.hits = hits
+    table.narrowed = narrowed
     return table
 
 
@@ -263,9 +265,15 @@ class SymbolTable(Sequence[Symbol]):
     decoded as UTF-8 (``backslashreplace``), Mach-O's leading underscore dropped
     (``underscore``). With ``unique=False`` the entries may repeat a (name, type) pair, which is
     dropped (first one kept) the first time the sequence is read as a whole.
+
+    ``hits`` (set by :func:`wheelaudit.index.narrow`, in the worker that read the table): the
+    raw indices of the entries whose name contains each of a ruleset's hints; ``narrowed``: the
+    table keeps only the entries those hints (and, for some rulesets, every mangled name) pick,
+    so it answers that ruleset's lookups and no others.
     """
 
-    __slots__ = ("blob", "offsets", "codes", "versions", "vindex", "underscore", "_order", "_tails")
+    __slots__ = ("blob", "offsets", "codes", "versions", "vindex", "underscore", "_order", "_tails", "hits",
+                 "narrowed")
 
     def __init__(self, blob: bytes, offsets: Sequence[int], codes: bytes, versions: tuple[str | None, ...] = (None,),
                  vindex: Sequence[int] | None = None, *, underscore: bool = False, unique: bool = True) -> None:
@@ -278,6 +286,8 @@ class SymbolTable(Sequence[Symbol]):
         # None: every entry counts; False: repeats not dropped yet; a list: the entries kept
         self._order: list[int] | bool | None = None if unique else False
         self._tails: dict[int, list[tuple[int, int]]] | None = None
+        self.hits: dict[bytes, set[int]] | None = None
+        self.narrowed = False
 
     def tails(self) -> dict[int, list[tuple[int, int]]]:
         """Entries whose name starts inside another string of the blob (a linker that merges
@@ -294,6 +304,24 @@ class SymbolTable(Sequence[Symbol]):
                         tails.setdefault(blob.rfind(b"\0", 0, o) + 1, []).append((o, i))
             self._tails = tails
         return self._tails
+
+    def subset(self, indices: Sequence[int]) -> SymbolTable:
+        """A table of the entries at ``indices`` (raw indices, ascending), in that order, each
+        name a string of its own in a new blob (repeats, if this table may have them, kept)."""
+        blob, offsets = self.blob, self.offsets
+        find = blob.find
+        names = [blob[o:find(b"\0", o)] for o in map(offsets.__getitem__, indices)]
+        new_blob = b"\0".join(names) + b"\0" if names else b""
+        new_offsets = array(offsets.typecode, accumulate((len(n) + 1 for n in names[:-1]), initial=0) if names else ())
+        codes = bytes(map(self.codes.__getitem__, indices))
+        vindex = self.vindex
+        if vindex is not None:
+            picked = map(vindex.__getitem__, indices)
+            vindex = bytes(picked) if isinstance(vindex, bytes) else array(getattr(vindex, "typecode", "Q"), picked)
+        table = SymbolTable(new_blob, new_offsets, codes, self.versions, vindex, underscore=self.underscore,
+                            unique=self._order is None)
+        table._tails = {}
+        return table
 
     # ---- raw access (index i of the stored entries) -------------------------------------------
     @property
@@ -404,4 +432,4 @@ class SymbolTable(Sequence[Symbol]):
 
             blob = pickle.PickleBuffer(blob)  # out of band: shipped without a copy
         return (_restore_table, (blob, self.offsets, self.codes, self.versions, self.vindex, self.underscore,
-                                 self._order is None, self._tails))
+                                 self._order is None, self._tails, self.hits, self.narrowed))

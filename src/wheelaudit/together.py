@@ -36,6 +36,7 @@ from packaging.utils import canonicalize_name
 from . import platforms
 from .conditions import WheelTraits
 from .findings import Finding, examples
+from .index import Interest
 from .linkage import _installed, _required_dists, resolve_wheel
 from .scan import Wheel, scan
 from .wheelfile import NotAWheel, open_wheel
@@ -70,10 +71,10 @@ def label(w: Wheel) -> str:
 
 
 def scan_together(paths: Sequence[str | os.PathLike[str]], *, strings: Iterable[bytes] = (),
-                  jobs: int | None = None) -> TogetherWheel:
+                  interest: Interest | None = None, jobs: int | None = None) -> TogetherWheel:
     """Scan each wheel (``.whl`` or unpacked tree) and merge them into one install.
 
-    ``strings`` and ``jobs`` are passed to :func:`wheelaudit.scan`. Raises
+    ``strings``, ``interest`` and ``jobs`` are passed to :func:`wheelaudit.scan`. Raises
     :class:`~wheelaudit.wheelfile.NotAWheel` for a path that is not a wheel and
     :class:`NotTogether` when the wheels cannot be one install (the same distribution twice).
     """
@@ -83,10 +84,21 @@ def scan_together(paths: Sequence[str | os.PathLike[str]], *, strings: Iterable[
     scanned: list[Wheel] = []
     seen: dict[str, Wheel] = {}
     for p in paths:
-        w = scan(p, strings=needles, jobs=jobs)
+        w = scan(p, strings=needles, interest=interest, jobs=jobs)
         _check_distinct(w, seen)
         scanned.append(w)
     return merge_wheels(scanned)
+
+
+def _common_interest(interests: list[Interest | None]) -> Interest | None:
+    """What every member's tables answer: None (all kept) when no member was narrowed."""
+    narrowed = [i for i in interests if i is not None]
+    if not narrowed:
+        return None
+    if all(i == narrowed[0] for i in narrowed):
+        return narrowed[0]
+    return Interest(frozenset.intersection(*(i.hints for i in narrowed)), all(i.all_mangled for i in narrowed),
+                    all(i.everything for i in narrowed))
 
 
 def _check_distinct(w: Wheel, seen: dict[str, Wheel]) -> None:
@@ -167,6 +179,7 @@ def merge_wheels(wheels: Sequence[Wheel]) -> TogetherWheel:
         requires_dist=list(dict.fromkeys(r for w in wheels for r in w.requires_dist)),
         findings=findings,
         strings=tuple(dict.fromkeys(s for w in wheels for s in w.strings)),
+        interest=_common_interest([w.interest for w in wheels]),
         origins=origins,
         members=list(wheels),
     )

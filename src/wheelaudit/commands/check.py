@@ -53,12 +53,13 @@ def run(args: argparse.Namespace) -> int:
     select = split_codes(args.select)
     ignore = split_codes(args.ignore)
     strings = ruleset.strings() if ruleset is not None else []
+    interest = ruleset.interest() if ruleset is not None else None
     if args.together:
         from ..together import scan_together
 
-        wheels = [scan_together([Path(w) for w in args.wheels], strings=strings, jobs=args.jobs)]
+        wheels = [scan_together([Path(w) for w in args.wheels], strings=strings, interest=interest, jobs=args.jobs)]
     else:
-        wheels = [scan(Path(w), strings=strings, jobs=args.jobs) for w in args.wheels]
+        wheels = [scan(Path(w), strings=strings, interest=interest, jobs=args.jobs) for w in args.wheels]
     report = audit_wheels(wheels, ruleset, select=select, ignore=ignore, fail_on=args.fail_on)
     render = renderer(args.format)
     with output_stream(args.output) as out:

@@ -794,7 +794,6 @@ class _Reader:
             vindex = (bytes if len(distinct) < 256 else _C.u32_array)(map(pos.__getitem__, vals))
         exports = _symbols.SymbolTable(strtab, _C.u32_array(_C.select(names, exported)),
                                        bytes(_C.select(info.translate(_EXPORT_CODE), exported)), versions, vindex)
-        exports.tails()  # (here, in the worker process, rather than in the parent's evaluation)
         find = strtab.find
         imports = list(dict.fromkeys(strtab[o:find(b"\0", o)].decode("ascii") for o in _C.select(names, undefined)))
         return exports, imports
@@ -812,7 +811,6 @@ class _Reader:
         # a (name, type) pair seen again (the same static function in two objects) is dropped
         # by the table when it is first read as a whole (unique=False), as the loop drops it here
         table = _symbols.SymbolTable(strtab, offsets, codes, unique=False)
-        table.tails()  # (here, in the worker process, rather than in the parent's evaluation)
         return table
 
     # ---- everything -----------------------------------------------------------------------

@@ -673,7 +673,6 @@ class _Image:
         types = _C.mask_or(_C.mask_and(sect_data, n_type.translate(_IS_SECT)), n_type.translate(_IS_ABS))
         codes = bytes(_C.select(types.translate(_LOCAL_CODES), kept))
         local_syms = _symbols.SymbolTable(strtab, _C.u32_array(offsets), codes, underscore=True)
-        local_syms.tails()  # (here, in the worker process, rather than in the parent's evaluation)
         # imports: external undefined (not common) or prebound entries, few enough for a loop
         imports: list[str] = []
         seen: set[bytes] = set()
