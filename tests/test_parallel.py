@@ -372,6 +372,18 @@ def test_narrowing_keeps_names_whose_mangled_form_lacks_the_hint():
     assert len(narrow(table, Interest.of([SymbolPattern("plain_c")]))) == 1
 
 
+def test_locate_finds_names_that_share_a_tail():
+    """Linkers merge "bar" into "foobar": an entry whose name starts inside another string
+    contains a hit only if it starts at or before the hit."""
+    from wheelaudit.index import locate
+
+    blob = b"foobar\0xbarbar\0"
+    # entries: foobar, bar (tail of foobar), xbarbar, barbar (tail), bar (tail), foobar again
+    table = SymbolTable(blob, [0, 3, 7, 8, 11, 0], bytes(6), unique=False)
+    got = locate(table, [b"bar", b"foo", b"oba", b"xb", b""])
+    assert got == {b"bar": {0, 1, 2, 3, 4, 5}, b"foo": {0, 5}, b"oba": {0, 5}, b"xb": {2}, b"": set()}
+
+
 def test_narrowing_keeps_the_report_and_drops_the_rest(fixture_wheels):
     """``check`` and ``audit`` scan with the rules' interest: every report is the one the whole
     tables give, while the local symbols kept are only those the rules can look at."""
