@@ -1,16 +1,25 @@
-"""A wheel read in place, a `wheel unpack` tree and an installed package give the same facts."""
+"""A wheel read in place, a `wheel unpack` tree and an installed package give the same facts; and
+a wheel's zip directory read with struct gives what zipfile's reading of it gives."""
 
 from __future__ import annotations
 
 import os
+import struct
+import sys
 import zipfile
 from pathlib import Path
 
 import pytest
 
-from wheelaudit.cli import main
-from wheelaudit.scan import scan
-from wheelaudit.wheelfile import NotAWheel, open_wheel
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from fuzz.mutate import Entry, record_hash, wheel_entries, zip_bytes  # noqa: E402
+from wheelaudit import wheelfile  # noqa: E402
+from wheelaudit.cli import main  # noqa: E402
+from wheelaudit.scan import scan  # noqa: E402
+from wheelaudit.wheelfile import NotAWheel, RecordChecker, open_wheel  # noqa: E402
 
 
 def facts(wheel):
@@ -104,3 +113,289 @@ def test_nothing_is_extracted_to_disk(fixture_wheels, tmp_path, monkeypatch):
     scan(fixture_wheels["macos_universal2"])
     mine = [p for p in writes[start:] if not p.startswith(tempfile.gettempdir())]
     assert mine == []
+
+
+# =============================================================================================
+# the central directory read with struct, against zipfile's reading of the same archive
+
+ZIPINFO_ATTRS = ("orig_filename", "filename", "flag_bits", "compress_type", "CRC", "compress_size", "file_size",
+                 "header_offset", "external_attr")
+
+
+def observed(path: Path) -> tuple:
+    """Everything opening ``path`` shows: the members, the refused ones, the WheelInfo and its
+    problems, the directory entries' ZipInfo attributes, RECORD read whole and cut short, every
+    member streamed and the RECORD findings; or the NotAWheel message."""
+    try:
+        src = open_wheel(path)
+    except NotAWheel as exc:
+        return ("not a wheel", str(exc))
+    with src:
+        info = src.info
+        entries = {name: tuple(getattr(e, a) for a in ZIPINFO_ATTRS) + (e.is_dir(),) for name, e in src._infos.items()}
+        checker = RecordChecker(src)
+        record = f"{checker.dist_info}/RECORD"
+        texts = []
+        for limit in (16 << 20, 10):
+            try:
+                texts.append(src.read_text(record, limit))
+            except zipfile.BadZipFile as exc:
+                texts.append(f"error: {exc}")
+        streamed = []
+        for md in src.stream_all(keep_native=False):
+            checker.check(md)
+            streamed.append((md.member.path, md.format, md.digest, md.size, md.error))
+        return ([(m.path, m.size, m.compressed) for m in src.members], sorted(src.refused),
+                (info.name, info.version, [str(t) for t in info.tags], info.requires_dist,
+                 [(p.code, p.message, p.subject, p.paths) for p in info.problems]),
+                entries, texts, streamed, [(f.code, f.message, f.subject, f.paths) for f in checker.finish()])
+
+
+def fast_path_taken(path: Path) -> bool:
+    """Whether opening ``path`` (its directory, WHEEL and METADATA) built no zipfile.ZipFile."""
+    try:
+        with open_wheel(path) as src:
+            return src._zf is None
+    except NotAWheel:
+        return False
+
+
+def assert_same_both_ways(path: Path, monkeypatch) -> tuple:
+    fast = observed(path)
+    with monkeypatch.context() as m:
+        m.setattr(wheelfile, "_read_central_directory", lambda fh: None)  # zipfile reads every directory
+        reference = observed(path)
+    assert fast == reference
+    return fast
+
+
+def _patched(data: bytes, offset: int, fmt: str, value: int) -> bytes:
+    out = bytearray(data)
+    struct.pack_into(fmt, out, offset, value)
+    return bytes(out)
+
+
+def _cd_offset(data: bytes) -> int:
+    return struct.unpack_from("<I", data, data.rfind(b"PK\x05\x06") + 16)[0]
+
+
+def _end_record_patched(offset: int, fmt: str, change) -> bytes:
+    """The small wheel with a field of its end record (at ``offset`` in it) set to ``change(value)``."""
+    data = zip_bytes(_entries())
+    at = data.rfind(b"PK\x05\x06") + offset
+    return _patched(data, at, fmt, change(struct.unpack_from(fmt, data, at)[0]))
+
+
+def _directory_patched(offset: int, fmt: str, value: int) -> bytes:
+    """The small wheel with a field of its first central directory entry set to ``value``."""
+    data = zip_bytes(_entries())
+    return _patched(data, _cd_offset(data) + offset, fmt, value)
+
+
+def _directory_cut() -> bytes:
+    """The small wheel with its central directory cut after 60 bytes (the end record kept)."""
+    data = zip_bytes(_entries())
+    return data[:_cd_offset(data) + 60] + data[data.rfind(b"PK\x05\x06"):]
+
+
+def _entries(**lies) -> list[Entry]:
+    """A small wheel with a native member, whose RECORD entry (last) gets ``lies``."""
+    entries = wheel_entries([("pkg/lib.so", b"\x7fELF\x02\x01\x01" + bytes(57)), ("pkg/a.py", b"a = 1\n" * 40)])
+    for key, value in lies.items():
+        setattr(entries[-1], key, value)
+    return entries
+
+
+def _with_extra(tmp: Path, extra: bytes) -> bytes:
+    """A wheel written by zipfile whose every entry carries ``extra`` (local and central)."""
+    p = tmp / "extra.zip"
+    with zipfile.ZipFile(p, "w", zipfile.ZIP_DEFLATED) as zf:
+        for e in _entries():
+            zi = zipfile.ZipInfo(e.name.decode())
+            zi.extra, zi.compress_type = extra, zipfile.ZIP_DEFLATED
+            zf.writestr(zi, e.data)
+    return p.read_bytes()
+
+
+def _zip64_forced(tmp: Path) -> bytes:
+    """zipfile's ZIP64 local headers (``force_zip64``): the central directory stays plain."""
+    p = tmp / "z64.zip"
+    with zipfile.ZipFile(p, "w", zipfile.ZIP_DEFLATED) as zf:
+        for e in _entries():
+            with zf.open(e.name.decode(), "w", force_zip64=True) as fh:
+                fh.write(e.data)
+    return p.read_bytes()
+
+
+def _local_flag_flipped(dist: str) -> bytes:
+    """RECORD's local header without the UTF-8 flag its directory entry has: zipfile decodes an
+    ASCII name alike either way, a UTF-8 one as cp437 (then the names differ)."""
+    data = zip_bytes(wheel_entries([("pkg/a.py", b"a = 1\n")], dist=dist))
+    at = data.rfind(b"PK\x03\x04")
+    return _patched(data, at + 6, "<H", struct.unpack_from("<H", data, at + 6)[0] ^ 0x800)
+
+
+PLAIN = {  # archives read without zipfile's directory
+    "plain": lambda tmp: zip_bytes(_entries()),
+    "comment": lambda tmp: zip_bytes(_entries(), comment=b"an archive comment"),
+    "prefix-counted-in-offsets": lambda tmp: zip_bytes(_entries(), prefix=b"#!/bin/sh\nexit 0\n"),
+    "duplicate": lambda tmp: zip_bytes(_entries() + [Entry(b"pkg/a.py", b"b = 2\n")]),
+    "unsafe-names": lambda tmp: zip_bytes(_entries() + [Entry(n, b"x") for n in (
+        b"../evil.py", b"/abs.py", b"pkg\\b.py", b"c:evil.py", b"pkg//x.py", b"./x.py", b"", b"pkg/a\x00b.so")]),
+    "nul-cut-to-a-member-name": lambda tmp: zip_bytes(_entries() + [Entry(b"pkg/a.py\x00.so", b"x")]),
+    "symlink": lambda tmp: zip_bytes(_entries() + [Entry(b"pkg/link.so", b"/etc/passwd", extattr=0o120777 << 16)]),
+    "directories": lambda tmp: zip_bytes(_entries() + [Entry(b"pkg/", b""), Entry(b"pkg/d/", b"data")]),
+    "encrypted-and-unknown-method": lambda tmp: zip_bytes(
+        _entries() + [Entry(b"pkg/e.py", b"e", flags=0x801), Entry(b"pkg/m.py", b"m", method=99, raw=b"m")]),
+    "bzip2-and-stored": lambda tmp: zip_bytes(
+        _entries() + [Entry(b"pkg/b.txt", b"bz" * 100, method=12), Entry(b"pkg/s.txt", b"st" * 100, method=0)]),
+    "cp437-names": lambda tmp: zip_bytes(_entries() + [Entry(b"pkg/caf\x82.py", b"x", flags=0),
+                                                       Entry(b"pkg/caf\xc3\xa9.py", b"y", flags=0)]),
+    "utf8-names": lambda tmp: zip_bytes(_entries() + [Entry("pkg/café.py".encode(), b"x"),
+                                                      Entry("pkg/日本.py".encode(), b"y")]),
+    "overlapping": lambda tmp: zip_bytes(_entries() + [Entry(f"pkg/o{i}.bin".encode(), b"", raw=b"", lie_usize=10,
+                                                             lie_csize=400, offset=0) for i in range(3)]),
+    # an entry before pkg/lib.so's own in the directory, pointing at its header (30 + 10 + 1 bytes in)
+    "refused-entry-sharing-a-header": lambda tmp: zip_bytes([Entry(b"../evil.so", b"x", method=0, offset=41)]
+                                                            + _entries()),
+    "header-outside-the-file": lambda tmp: zip_bytes(_entries() + [Entry(b"pkg/far.py", b"x", offset=0x7FFFFFF0)]),
+    "record-bigger-than-declared": lambda tmp: zip_bytes(_entries(lie_usize=50)),
+    "record-smaller-than-declared": lambda tmp: zip_bytes(_entries(lie_usize=90_000)),
+    "record-stored-size-lies": lambda tmp: zip_bytes(_entries(method=0, lie_usize=30)),
+    "record-compressed-size-short": lambda tmp: zip_bytes(_entries(lie_csize=20)),
+    "record-bad-crc": lambda tmp: zip_bytes(_entries(lie_crc=1234)),
+    "record-corrupt-deflate": lambda tmp: zip_bytes(_entries(raw=b"\xff" * 40, lie_usize=40)),
+    "record-local-name-differs": lambda tmp: zip_bytes(_entries(local_name=b"fuzz-1.0.dist-info/RECORX")),
+    "record-local-name-longer": lambda tmp: zip_bytes(_entries(local_name=b"fuzz-1.0.dist-info/RECORDX")),
+    "record-local-flag-differs": lambda tmp: _local_flag_flipped("fuzz-1.0"),
+    "record-local-flag-differs-utf8": lambda tmp: _local_flag_flipped("fuzé-1.0"),
+    "record-data-descriptor-flag": lambda tmp: zip_bytes(_entries(flags=0x808)),
+    "record-encrypted": lambda tmp: zip_bytes(_entries(flags=0x801)),
+    "record-bzip2": lambda tmp: zip_bytes(_entries(method=12)),
+    "record-empty": lambda tmp: zip_bytes(wheel_entries([("pkg/a.py", b"a")], record=False)
+                                          + [Entry(b"fuzz-1.0.dist-info/RECORD", b"")]),
+    "record-quoted-csv": lambda tmp: zip_bytes(wheel_entries([("pkg/a.py", b"a")], record=False) + [Entry(
+        b"fuzz-1.0.dist-info/RECORD", f'"pkg/a.py","{record_hash(b"a")}",1\r\n"x,y",,\n'.encode())]),
+    "no-record": lambda tmp: zip_bytes(wheel_entries([("pkg/a.py", b"a")], record=False)),
+    "plain-extra-fields": lambda tmp: _with_extra(tmp, b"UT\x05\x00\x01abcd" + b"\x01\x02"),  # (a short tail)
+    "zip64-local-headers-only": lambda tmp: _zip64_forced(tmp),
+    "empty-archive": lambda tmp: zip_bytes([]),
+}
+REFERENCE = {  # archives the fast reader leaves to zipfile
+    "zip64": lambda tmp: zip_bytes(_entries(), zip64=True),
+    "prefix-not-in-offsets": lambda tmp: b"#!/bin/sh\nexit 0\n" + zip_bytes(_entries()),
+    "zip64-marker-size": lambda tmp: zip_bytes(_entries() + [Entry(b"pkg/big.bin", b"x", lie_usize=0xFFFFFFFF)]),
+    "bad-utf8-name": lambda tmp: zip_bytes(_entries() + [Entry(b"pkg/\xff.py", b"x")]),
+    "corrupt-extra-field": lambda tmp: _with_extra(tmp, b"\x99\x99\xff\x00ab"),
+    "unicode-path-extra-field": lambda tmp: _with_extra(tmp, b"up\x06\x00\x01abcd\x78"),
+    "extract-version-64": lambda tmp: _directory_patched(6, "<B", 64),
+    "bad-directory-signature": lambda tmp: _directory_patched(0, "<I", 0x02014B51),
+    "second-disk": lambda tmp: _end_record_patched(4, "<H", lambda v: 1),
+    "entry-count-lies": lambda tmp: _end_record_patched(10, "<H", lambda v: v + 1),
+    "directory-size-lies": lambda tmp: _end_record_patched(12, "<I", lambda v: v - 3),
+    "truncated-directory": lambda tmp: _directory_cut(),
+    "not-a-zip": lambda tmp: b"hello world\n" * 10,
+    "empty-file": lambda tmp: b"",
+}
+
+
+@pytest.mark.parametrize("case", sorted(PLAIN) + sorted(REFERENCE))
+def test_the_fast_directory_reads_as_zipfile_does(case, tmp_path, monkeypatch):
+    """Members, refusals and their words, WheelInfo, ZipInfo attributes, RECORD, every member's
+    bytes and the RECORD findings: the same whether zipfile or struct read the directory; and
+    struct reads it exactly for the plain archives."""
+    data = (PLAIN.get(case) or REFERENCE[case])(tmp_path)
+    p = tmp_path / "fuzz-1.0-cp311-cp311-manylinux_2_28_x86_64.whl"
+    p.write_bytes(data)
+    assert fast_path_taken(p) == (case in PLAIN)
+    assert_same_both_ways(p, monkeypatch)
+
+
+def test_the_fast_directory_reads_the_fixture_wheels_as_zipfile_does(fixture_wheels, monkeypatch):
+    for name, path in fixture_wheels.items():
+        assert fast_path_taken(path), name
+        seen = assert_same_both_ways(path, monkeypatch)
+        assert seen[0], name  # (members)
+
+
+def test_a_plain_wheel_is_listed_and_its_record_read_without_zipfile(fixture_wheels, tmp_path, monkeypatch):
+    """zipfile.ZipFile is not built to list a wheel and read its WHEEL, METADATA and RECORD; it
+    is, once, when a member is streamed, and for a ZIP64 archive's directory."""
+    built: list[object] = []
+    real_init = zipfile.ZipFile.__init__
+
+    def spy(self, file, *a, **kw):
+        built.append(file)
+        return real_init(self, file, *a, **kw)
+
+    monkeypatch.setattr(zipfile.ZipFile, "__init__", spy)
+    with open_wheel(fixture_wheels["linux_clean"]) as src:
+        checker = RecordChecker(src)
+        assert src.info.name == "executorch" and checker.rows and not checker.findings
+        assert isinstance(next(iter(src._infos.values())), wheelfile._Entry)
+        assert built == []
+        for md in src.stream_all(keep_native=False):
+            checker.check(md)
+        assert checker.finish() == []
+        assert len(built) == 1
+    p = tmp_path / "fuzz-1.0-py3-none-any.whl"
+    p.write_bytes(zip_bytes(_entries(), zip64=True))
+    built.clear()
+    with open_wheel(p) as src:
+        assert len(built) == 1 and all(isinstance(i, zipfile.ZipInfo) for i in src._infos.values())
+        assert not RecordChecker(src).findings
+
+
+def test_record_parsed_without_csv_is_parsed_as_csv_does():
+    """parse_record splits quote-free text itself: the rows csv gives, for texts made of the
+    characters where the two could part (separators, NUL, other line breaks, long fields)."""
+    import csv
+    import io
+    import random
+
+    def by_csv(text: str):
+        rows = {}
+        reader = csv.reader(io.StringIO(text))
+        try:
+            for row in reader:
+                if row:
+                    rows[row[0]] = (row[1] if len(row) > 1 else "", row[2] if len(row) > 2 else "")
+        except csv.Error as exc:
+            return f"line {reader.line_num}: {exc}"
+        return rows
+
+    def ours(text: str):
+        try:
+            return wheelfile.parse_record(text)
+        except ValueError as exc:
+            return str(exc)
+
+    rng = random.Random(6)
+    alphabet = ["a", "b", ",", ",", "\n", "\n", "\r", "\r\n", '"', "\x00", " ", "\t", "\x0b", "\x0c", "\x1c", "\u2028",
+                "\x85", "'", "\\", "é", "\ufeff"]
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 30)))
+        assert ours(text) == by_csv(text), repr(text)
+    limit = csv.field_size_limit()
+    for text in ("a" * (limit - 1) + ",h,1\n", "a" * limit + ",h,1\n", "p," + "h" * (limit + 1) + "\n"):
+        assert ours(text) == by_csv(text)
+
+
+def test_safe_names_take_the_short_way_to_none():
+    """unsafe_member_name's first test only ever says None where the full rules would."""
+    import itertools
+
+    pieces = ["a", "/", ".", "..", ":", "\\", "\x00", "c:"]
+    for n in range(5):
+        for name in map("".join, itertools.product(pieces, repeat=n)):
+            assert (wheelfile.unsafe_member_name(name) is None) == _safe_by_the_rules(name), repr(name)
+
+
+def _safe_by_the_rules(name: str) -> bool:
+    """The rules of unsafe_member_name, spelt out once more."""
+    if not name or "\x00" in name or "\\" in name or name.startswith("/") or name[1:2] == ":":
+        return False
+    parts = name.split("/")
+    if parts[-1] == "":
+        parts.pop()
+    return not any(part in ("", ".", "..") for part in parts)
