@@ -189,12 +189,14 @@ def make_jobs(source: WheelSource) -> list[Job]:
         if infos is not None:
             info = infos.get(m.path)
             if info is not None and info.compress_type in (0, 8) and not info.flag_bits & 0x61:
-                name = info.orig_filename
-                try:  # (ASCII first: the cp437 codec costs 15 us a name)
-                    raw_name = name.encode("ascii") if name.isascii() else \
-                        name.encode("utf-8" if info.flag_bits & 0x800 else "cp437")
-                except UnicodeEncodeError:
-                    raw_name = None
+                raw_name = getattr(info, "raw_name", None)  # (the stored bytes, when wheelfile read the directory)
+                if raw_name is None:
+                    name = info.orig_filename
+                    try:  # (ASCII first: the cp437 codec costs 15 us a name)
+                        raw_name = name.encode("ascii") if name.isascii() else \
+                            name.encode("utf-8" if info.flag_bits & 0x800 else "cp437")
+                    except UnicodeEncodeError:
+                        raw_name = None
                 if raw_name is not None:
                     spec = (info.header_offset, info.compress_type, info.CRC, raw_name)
         jobs.append(Job(i, m.path, m.size, m.compressed, spec))
