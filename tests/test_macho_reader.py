@@ -1196,6 +1196,46 @@ def test_fat_archive_slice_is_noted() -> None:
     assert "static archive" in s.notes[0]
 
 
+def test_trie_multibyte_addresses_and_many_children(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Addresses of 1 to 8 ULEB128 bytes, nodes with several children, child offsets of 3 bytes (a
+    trie over 16 KiB): the exports in trie order, the same from the fast walk and the exact one."""
+    # (name, terminal, binding, type), in trie order; image-relative: only __text [0x1000, 0x1100)
+    # has instructions
+    listed = [
+        (b"_tiny", term_regular(0x10), "global", "data"),  # 1 byte, below __text
+        (b"_text_first", term_regular(0x1000), "global", "func"),  # 2 bytes
+        (b"_text_last", term_regular(0x10FF), "global", "func"),
+        (b"_text_end", term_regular(0x1100), "global", "data"),  # just past __text
+        (b"_tlv", term_regular(0x2100, 0x01), "global", "data"),
+        (b"_weak_fn", term_regular(0x1080, EXPORT_WEAK), "weak", "func"),
+        (b"_abs_in_text", term_regular(0x1010, 0x02), "global", "data"),  # absolute: data wherever it is
+        (b"_padded", uleb(0) + b"\x90\xa0\x80\x00", "global", "func"),  # 0x1010, not in its shortest form
+        (b"_resolved", term_resolver(0x1020, 0x1030), "global", "func"),
+    ]
+    bases = [0x1000, 0x4000, 0x20_0000, 0x1000_0000, 0x8_0000_0000, 1 << 42, 1 << 49]
+    for i in range(48):  # "_many_": 5 children of up to 10 each, labels long enough for 3-byte offsets
+        address, weak = bases[i % len(bases)] + i, i % 5 == 0
+        listed.append((b"_many_%02d" % i + b"x" * 400, term_regular(address, EXPORT_WEAK if weak else 0),
+                       "weak" if weak else "global", "func" if address < 0x1100 else "data"))
+    trie = encode_trie({name: term for name, term, _, _ in listed} | {b"_alias": term_reexport(1, b"_other")})
+    assert len(trie) > 1 << 14 and {len(uleb(a)) for a in bases} == {2, 3, 4, 5, 6, 7, 8}
+    expected = [(name[1:].decode(), binding, sym_type) for name, _, binding, sym_type in listed]
+
+    def exports() -> tuple[list[tuple[str, str, str]], list[str]]:
+        (s,) = macho.parse(_trie_image(trie))
+        return [(x.name, x.binding, x.type) for x in s.exports], s.notes
+
+    def no_exact_walk(*args):
+        raise AssertionError("the fast walk gave up")
+
+    with monkeypatch.context() as m:
+        m.setattr(macho._Image, "walk_trie_exact", no_exact_walk)
+        fast = exports()
+    assert fast == (expected, ["1 re-exported symbol(s) (EXPORT_SYMBOL_FLAGS_REEXPORT) not listed"])
+    with monkeypatch.context() as m:
+        m.setattr(macho, "_walk_trie", lambda trie: None)
+        assert exports() == fast
+
 def _trie_image(trie: bytes) -> bytes:
     return Synth(symbols=[(b"_a", N_SECT | N_EXT, 1, 0, 0x1000)], trie=trie).build()
 
