@@ -132,11 +132,18 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
         try:
             if pool is None and njobs > 1 and len(work) > 1:
                 pool = Pool(p, root, needles, njobs, bound, interest=interest)
+            checked: dict[int, list[Finding]] = {}  # RECORD's word on each member, as it arrives
             if pool is not None:
                 pool.progress = bar.advance
                 record = RecordChecker(source)  # (the workers are busy meanwhile)
+                members = source.members
+
+                def on_record(idx: int, rec) -> None:
+                    checked[idx] = record.member_findings(MemberData(members[idx], rec.format, None, rec.digest,
+                                                                     rec.size, rec.error))
+
                 with bar:
-                    outcome = pool.run(work)
+                    outcome = pool.run(work, on_record)
             else:
                 record = RecordChecker(source)
                 reader = MemberReader(p, root, needles, bound, source=source, interest=interest)
@@ -151,7 +158,11 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
         libraries: list[Binary] = []
         for job, member in zip(work, source.members):
             rec, binary = outcome[job.index]
-            record.check(MemberData(member, rec.format, None, rec.digest, rec.size, rec.error))
+            done = checked.get(job.index)
+            if done is None:
+                record.check(MemberData(member, rec.format, None, rec.digest, rec.size, rec.error))
+            else:
+                record.findings.extend(done)
             if binary is not None:
                 libraries.append(binary)
         findings = list(info.problems) + record.finish()

@@ -787,34 +787,40 @@ class RecordChecker:
         self.seen: set[str] = set(getattr(source, "refused", ()))  # not read, and said so already
 
     def check(self, md: MemberData) -> None:
+        self.findings.extend(self.member_findings(md))
+
+    def member_findings(self, md: MemberData) -> list[Finding]:
+        """What RECORD says of one streamed member (and it is marked as seen); :meth:`check`
+        keeps them, a caller checking members as they arrive keeps them in its own order."""
         path = md.member.path
         self.seen.add(path)
         if md.error:
-            self.findings.append(Finding("WA002", f"{path}: {md.error}", subject=path, paths=[path]))
-            return
+            return [Finding("WA002", f"{path}: {md.error}", subject=path, paths=[path])]
+        out: list[Finding] = []
         if md.size != md.member.size:
             lie = (f"the zip directory declares {md.member.size} bytes but the member holds {md.size}" if self.zip
                    else f"{md.member.size} bytes when listed, {md.size} when read (it changed during the scan)")
-            self.findings.append(Finding("WA002", f"{path}: {lie}", subject=path, paths=[path]))
+            out.append(Finding("WA002", f"{path}: {lie}", subject=path, paths=[path]))
         if self.rows is None:
-            return
+            return out
         if self.dist_info and path.startswith(self.dist_info + "/") and path.rsplit("/", 1)[1] in self.EXEMPT:
-            return
+            return out
         row = self.rows.get(path)
         if row is None:
-            self.findings.append(Finding("WA002", f"{path} is not listed in RECORD", subject=path, paths=[path]))
-            return
+            out.append(Finding("WA002", f"{path} is not listed in RECORD", subject=path, paths=[path]))
+            return out
         want_hash, want_size = row
         if not want_hash:
-            self.findings.append(Finding("WA002", f"{path} has no hash in RECORD", subject=path, paths=[path]))
-            return
+            out.append(Finding("WA002", f"{path} has no hash in RECORD", subject=path, paths=[path]))
+            return out
         algo = want_hash.split("=", 1)[0]
         if algo != "sha256":
-            self.findings.append(Finding("WA002", f"{path}: RECORD uses hash {algo!r}; only sha256 is checked", subject=path, paths=[path]))
+            out.append(Finding("WA002", f"{path}: RECORD uses hash {algo!r}; only sha256 is checked", subject=path, paths=[path]))
         elif want_hash != md.digest:
-            self.findings.append(Finding("WA002", f"{path}: hash {md.digest} does not match RECORD's {want_hash}", subject=path, paths=[path]))
+            out.append(Finding("WA002", f"{path}: hash {md.digest} does not match RECORD's {want_hash}", subject=path, paths=[path]))
         if want_size and want_size.isdigit() and int(want_size) != md.size:
-            self.findings.append(Finding("WA002", f"{path}: size {md.size} does not match RECORD's {want_size}", subject=path, paths=[path]))
+            out.append(Finding("WA002", f"{path}: size {md.size} does not match RECORD's {want_size}", subject=path, paths=[path]))
+        return out
 
     def finish(self) -> list[Finding]:
         if self.rows is not None:
