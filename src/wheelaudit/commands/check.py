@@ -44,9 +44,8 @@ def resolve_rules(rules_arg: str | None):
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..api import audit_wheels
-    from ..render import renderer
-    from ..render.text import use_color
+    # (evaluation and rendering are imported after the scan has started its workers: the first
+    # one starts on the largest member as soon as the rules are read)
     from ..scan import scan
 
     ruleset = resolve_rules(args.rules)
@@ -60,6 +59,10 @@ def run(args: argparse.Namespace) -> int:
         wheels = [scan_together([Path(w) for w in args.wheels], strings=strings, interest=interest, jobs=args.jobs)]
     else:
         wheels = [scan(Path(w), strings=strings, interest=interest, jobs=args.jobs) for w in args.wheels]
+    from ..api import audit_wheels
+    from ..render import renderer
+    from ..render.text import use_color
+
     report = audit_wheels(wheels, ruleset, select=select, ignore=ignore, fail_on=args.fail_on)
     render = renderer(args.format)
     with output_stream(args.output) as out:
