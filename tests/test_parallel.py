@@ -19,7 +19,7 @@ from wheelaudit import audit, load_rules, scan
 from wheelaudit import pipeline
 from wheelaudit.facts import Symbol
 from wheelaudit.globs import SymbolPattern
-from wheelaudit.index import Interest, SymbolIndex, narrow
+from wheelaudit.index import Interest, SymbolIndex, hints_of, narrow
 from wheelaudit.progress import Progress
 from wheelaudit.strings import NeedleSearch, StreamSearch, can_overlap
 from wheelaudit.symbols import SymbolTable, qualified_name, symbol_code
@@ -353,7 +353,8 @@ def test_narrowing_keeps_names_whose_mangled_form_lacks_the_hint():
     """Operators (``_Znwm`` is ``operator new(unsigned long)``) and names that only a wildcard
     reaches carry no literal piece of the pattern: such patterns keep every mangled name."""
     names = [b"_Znwm", b"_ZdlPv", b"_ZN3foo3barEv", b"_ZNK3foo3bazEv", b"_ZplRK1AS1_", b"plain_c", b"foo_init",
-             b"_ZN3qux4initEv"]
+             b"_ZN3qux4initEv", b"_ZN2ns27scipy_openblas_get_config64Ev", b"scipy_openblas_get_config64_",
+             b"_Z3bazSb", b"_Z3bar12basic_string"]
     blob = b"\0".join(names) + b"\0"
     offsets, at = [], 0
     for n in names:
@@ -362,7 +363,8 @@ def test_narrowing_keeps_names_whose_mangled_form_lacks_the_hint():
     table = SymbolTable(blob, offsets, bytes([symbol_code("local", "func")] * len(names)))
     syms = list(table)
     brute = _BruteIndex(syms)
-    entries = ["operator new", "operator+", "foo::*", "foo::bar", "*baz", "*init", "plain_c"]
+    entries = ["operator new", "operator+", "foo::*", "foo::bar", "*baz", "*init", "plain_c",
+               "*openblas_get_config*", "*basic_string*"]
     pats = [SymbolPattern(e) for e in entries]
     for part in ([p] for p in pats):
         narrowed = narrow(table, Interest.of(part))
@@ -370,6 +372,12 @@ def test_narrowing_keeps_names_whose_mangled_form_lacks_the_hint():
         assert got == [s.name for s in brute.find(part[0])], part[0].entry
         assert got, part[0].entry  # each pattern matches something here
     assert len(narrow(table, Interest.of([SymbolPattern("plain_c")]))) == 1
+    # a piece only an identifier can hold is required of mangled names too (a leading * leaves no
+    # <length> to require); a word the demangler writes itself (Sb: std::basic_string) is not
+    assert hints_of(SymbolPattern("*openblas_get_config*"))[1] == (b"openblas_get_config",)
+    assert hints_of(SymbolPattern("*basic_string*"))[1] is None
+    assert [s.name for s in SymbolIndex(table).find(SymbolPattern("*basic_string*"))] == ["_Z3bar12basic_string",
+                                                                                           "_Z3bazSb"]
 
 
 def test_locate_finds_names_that_share_a_tail():

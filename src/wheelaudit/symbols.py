@@ -135,6 +135,35 @@ _LITERAL_HEAD = re.compile(r"[A-Za-z0-9_:]*")
 _STD_ABBREVIATED = {"allocator", "basic_string", "string", "istream", "ostream", "iostream"}
 
 
+#: the words with an underscore that a demangler writes without the mangled name spelling them:
+#: builtin types and the std:: entities Itanium abbreviates (see :func:`_spelled_piece`)
+_UNSPELLED_WORDS = ("char_traits", "basic_string", "basic_istream", "basic_ostream", "basic_iostream", "wchar_t",
+                    "char8_t", "char16_t", "char32_t", "nullptr_t", "__int128", "__float128", "_Float16", "_Float32",
+                    "_Float64", "_Float128", "_Float32x", "_Float64x", "__bf16", "bfloat16_t", "_Accum", "_Fract",
+                    "_Sat", "__restrict", "__vector", "__pixel", "__bool")
+_WORD = re.compile(r"[A-Za-z0-9_]+")
+
+
+def _spelled_piece(parts: list[str]) -> bytes | None:
+    """A literal piece of the entry that any mangled name it matches spells out, or None.
+
+    In a demangled name, a run of identifier characters lies inside one token: an identifier
+    (which the mangled name spells out: ``<length><identifier>``), a number, or a word the
+    demangler writes itself (``unsigned``, ``allocator``, ``vtable for``, ...). A piece made of
+    identifier characters with an underscore, at least six long, that no such word contains can
+    only come from an identifier: a mangled name matched through its demangled form contains it
+    as it is (``*openblas_get_config*``, whose leading ``*`` leaves no ``<length>`` to require).
+    """
+    best = None
+    for piece in parts:
+        for word in _WORD.findall(piece):
+            if (len(word) >= 6 and "_" in word and not word.isdigit()
+                    and not any(word in w for w in _UNSPELLED_WORDS)
+                    and (best is None or len(word) > len(best))):
+                best = word
+    return best.encode("ascii") if best is not None else None
+
+
 def _space_before_call(text: str) -> bool:
     """A space outside template arguments before the first "(" (that is, a return type)."""
     depth = 0
@@ -164,7 +193,8 @@ def pattern_hints(pattern: SymbolPattern) -> tuple[bytes, tuple[bytes, ...] | No
     ``ad``). Only single identifiers: the head may be a template function's return type, whose
     scopes are not spelled one after the other (``NS_4Type``). None when the head
     gives nothing safe to require (``std::``, operators, ``(anonymous namespace)``, a leading
-    ``*``): then every mangled name is a candidate.
+    ``*``), unless a literal piece can only come from an identifier (:func:`_spelled_piece`);
+    else None: then every mangled name is a candidate.
     """
     parts = getattr(pattern, "_parts", None)  # the pattern's own split at its (unescaped) stars
     if not parts:
@@ -203,7 +233,10 @@ def pattern_hints(pattern: SymbolPattern) -> tuple[bytes, tuple[bytes, ...] | No
             hints.append(piece.encode("ascii"))
         else:
             hints.append(f"{len(piece)}{piece}".encode("ascii"))
-    return plain, (tuple(hints) if hints else None)
+    if hints:
+        return plain, tuple(hints)
+    spelled = _spelled_piece(parts)
+    return plain, ((spelled,) if spelled is not None else None)
 
 
 # --------------------------------------------------------------------------------------------
