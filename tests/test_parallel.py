@@ -390,6 +390,13 @@ def test_locate_finds_names_that_share_a_tail():
     table = SymbolTable(blob, [0, 3, 7, 8, 11, 0], bytes(6), unique=False)
     got = locate(table, [b"bar", b"foo", b"oba", b"xb", b""])
     assert got == {b"bar": {0, 1, 2, 3, 4, 5}, b"foo": {0, 5}, b"oba": {0, 5}, b"xb": {2}, b"": set()}
+    # hits far into very long names (a crafted table): the same answer by the linear way, in
+    # bounded memory
+    long_name = b"y" * (1 << 21) + b"bar"
+    blob = long_name + b"\0" + b"foobar\0"
+    at = len(long_name) + 1
+    table = SymbolTable(blob, [0, len(long_name) - 3, at, at + 3], bytes(4), unique=False)
+    assert locate(table, [b"bar", b"yyb", b"foo"]) == {b"bar": {0, 1, 2, 3}, b"yyb": {0}, b"foo": {2}}
 
 
 def test_narrowing_keeps_the_report_and_drops_the_rest(fixture_wheels):

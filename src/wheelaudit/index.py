@@ -92,15 +92,29 @@ def locate(table: SymbolTable, hints: Iterable[bytes]) -> dict[bytes, set[int]]:
             seen[start] = pos
     if not any(last.values()):
         return hits
-    # an entry can only hold a hit if its offset lies between the start of the hit's string and
-    # the hit: those few positions, in one set, then one pass over the offsets (in C)
-    near: set[int] = set()
     by_start: dict[int, list[tuple[bytes, int]]] = {}
     for h, seen in last.items():
         for start, p in seen.items():
-            near.update(range(start, p + 1))
             by_start.setdefault(start, []).append((h, p))
     offsets = table.offsets
+    span = sum(p - start + 1 for seen in last.values() for start, p in seen.items())
+    if span > max(1 << 20, 4 * len(offsets)):
+        # hits far into very long names (a crafted table): the positions would not fit in
+        # memory; map hits through the string starts and the tails map instead (linear)
+        for i in compress(range(len(offsets)), map(by_start.__contains__, offsets)):
+            for h, _p in by_start[offsets[i]]:
+                hits[h].add(i)
+        for start, entries in table.tails().items():
+            for h, p in by_start.get(start, ()):
+                for o, i in entries:
+                    if o <= p:
+                        hits[h].add(i)
+        return hits
+    # an entry can only hold a hit if its offset lies between the start of the hit's string and
+    # the hit: those few positions, in one set, then one pass over the offsets (in C)
+    near: set[int] = set()
+    for start, pairs in by_start.items():
+        near.update(range(start, max(p for _h, p in pairs) + 1))
     for i in compress(range(len(offsets)), map(near.__contains__, offsets)):
         o = offsets[i]
         for h, p in by_start[rfind(b"\0", 0, o) + 1]:
