@@ -45,10 +45,11 @@ from .index import Interest, narrow
 from .readers import MAGIC_SIZE, detect, read_binary
 from .strings import PrecomputedStrings, StreamSearch
 from .symbols import SymbolTable
-from .wheelfile import MemberData, WheelSource, ZipWheel, _record_hash
+from .wheelfile import _LOCAL_HEADER, SPOOL_THRESHOLD, MemberData, WheelSource, ZipWheel, _record_hash
 
 #: native members up to this size are inflated into memory; larger ones are spooled and mapped
-MEMORY_LIMIT = 64 << 20
+#: (the reference path's threshold)
+MEMORY_LIMIT = SPOOL_THRESHOLD
 #: compressed bytes read per ``pread`` while inflating a member
 READ_CHUNK = 64 << 10
 #: zip members up to this size (both ways) are read and inflated in one piece
@@ -61,7 +62,6 @@ DEFAULT_TIMEOUT = 120.0
 KILL_GRACE = 5.0
 #: niceness of the workers that do not start with the largest member (see Pool.spawn)
 NICE = 5
-_LFH = struct.Struct("<4sHHHHHIIIHH")
 
 if hasattr(os, "pread"):
     _pread = os.pread
@@ -293,7 +293,7 @@ class MemberReader:
         head = self._pread(30, header_offset)
         if len(head) < 30:
             raise _Fallback
-        sig, _v, flags, lmethod, _t, _d, _c, _cs, _us, nlen, xlen = _LFH.unpack(head)
+        sig, _v, flags, lmethod, _t, _d, _c, _cs, _us, nlen, xlen = _LOCAL_HEADER.unpack(head)
         if sig != b"PK\x03\x04" or flags & 0x61 or nlen != len(raw_name):
             raise _Fallback
         if self._pread(nlen, header_offset + 30) != raw_name:
@@ -355,7 +355,7 @@ class MemberReader:
         head = self._pread(30 + len(raw_name), header_offset)
         if len(head) < 30:
             raise _Fallback
-        sig, _v, flags, _m, _t, _d, _c, _cs, _us, nlen, xlen = _LFH.unpack_from(head)
+        sig, _v, flags, _m, _t, _d, _c, _cs, _us, nlen, xlen = _LOCAL_HEADER.unpack_from(head)
         if sig != b"PK\x03\x04" or flags & 0x61 or nlen != len(raw_name) or head[30:] != raw_name:
             raise _Fallback
         raw = self._pread(job.compressed, header_offset + 30 + nlen + xlen)

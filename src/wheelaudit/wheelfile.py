@@ -333,7 +333,7 @@ class ZipWheel(WheelSource):
             head = fh.read(_LOCAL_HEADER.size + len(name))
             if len(head) != _LOCAL_HEADER.size + len(name):
                 return None
-            sig, _v, _s, flags, _m, _t, _d, _crc, _cs, _us, nlen, xlen = _LOCAL_HEADER.unpack_from(head)
+            sig, _v, flags, _m, _t, _d, _crc, _cs, _us, nlen, xlen = _LOCAL_HEADER.unpack_from(head)
             # zipfile decodes the local name by the local UTF-8 flag, and compares it to the directory's
             if (sig != zipfile.stringFileHeader or (flags ^ entry.flag_bits) & 0x800 or nlen != len(name)
                     or head[_LOCAL_HEADER.size:] != name):
@@ -406,7 +406,7 @@ def _check_directory_size(path: Path) -> None:
 #: a central directory entry (zipfile's structCentralDir) without the fields nothing here reads
 #: (versions made by, reserved byte, time and date, internal attributes), and a local file header
 _CD_ENTRY = struct.Struct("<4s2xBxHH4xLLLHHHH2xLL")
-_LOCAL_HEADER = struct.Struct("<4s2B4HL2L2H")
+_LOCAL_HEADER = struct.Struct("<4sHHHHHIIIHH")
 
 
 #: zipfile writes the platform's separator as "/" in ZipInfo.filename (not on POSIX)
