@@ -478,6 +478,48 @@ def test_stream_search_equals_find(hay, needles, cuts, views):
     assert NeedleSearch(needles).found(hay) == frozenset(x for x in needles if x in hay)
 
 
+def _last_in_strings_brute(needles, blob):
+    out = {n: {} for n in needles if n and b"\0" not in n}
+    start = 0
+    for piece in blob.split(b"\0"):
+        for n in out:
+            p = piece.rfind(n)
+            if p >= 0:
+                out[n][start] = start + p
+        start += len(piece) + 1
+    return out
+
+
+@settings(max_examples=400, deadline=None)
+@given(names=st.lists(st.text(alphabet="abx", max_size=12).map(str.encode)
+                     | st.binary(max_size=12).map(lambda b: b.replace(b"\0", b"")), max_size=12),
+       needles=st.lists(st.sampled_from([b"a", b"aa", b"ab", b"ba", b"aba", b"b", b"bab", b"abab", b"x\0a"])
+                        | st.binary(min_size=1, max_size=4), min_size=1, max_size=8),
+       automaton=st.booleans())
+def test_last_in_strings_equals_brute_force(names, needles, automaton):
+    """Where each needle last occurs in each string of a string table: the one automaton pass
+    (whose leftmost-first matches hide occurrences that overlap a reported one, of the same
+    needle or another) and the plain ``find`` fallback both give what a per-string ``rfind``
+    gives."""
+    from wheelaudit import strings
+
+    blob = b"\0".join(names) + b"\0" if names else b""
+    with pytest.MonkeyPatch.context() as mp:
+        if not automaton:
+            mp.setattr(strings, "_ac", None)
+        assert strings.last_in_strings(needles, blob) == _last_in_strings_brute(needles, blob)
+        assert strings.last_in_strings(needles, blob[:-1]) == _last_in_strings_brute(needles, blob[:-1])
+
+
+def test_locate_sees_an_occurrence_hidden_behind_the_same_needle():
+    """"aaa" holds "aa" at 0 and at 1: the tail entry at offset 1 ("aa") contains it too,
+    although a non-overlapping search reports only the first occurrence."""
+    from wheelaudit.index import locate
+
+    table = SymbolTable(b"aaa\0baba\0", [0, 1, 2, 4, 6], bytes(5), unique=False)
+    assert locate(table, [b"aa", b"aba", b"ba"]) == {b"aa": {0, 1}, b"aba": {3}, b"ba": {3, 4}}
+
+
 def test_largest_member_starts_early_with_the_same_results(fixture_wheels, monkeypatch):
     """The largest member is dispatched from a raw read of the central directory, before the
     member list exists; its result is matched to the real member afterwards."""

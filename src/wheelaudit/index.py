@@ -23,7 +23,7 @@ from itertools import compress
 
 from .facts import Symbol
 from .globs import SymbolPattern
-from .strings import searcher as _searcher
+from .strings import last_in_strings
 from .symbols import SymbolTable, demangle, pattern_hints, qualified_name
 
 #: with a limit, at most this many candidates are demangled to order the examples exactly; past
@@ -83,13 +83,8 @@ def locate(table: SymbolTable, hints: Iterable[bytes]) -> dict[bytes, set[int]]:
     if not wanted:
         return hits
     blob = table.blob
-    last: dict[bytes, dict[int, int]] = {h: {} for h in wanted}  # hint -> string start -> last hit in it
     rfind = blob.rfind
-    for h, pos in _searcher(frozenset(wanted)).positions(blob):
-        start = rfind(b"\0", 0, pos) + 1
-        seen = last[h]
-        if seen.get(start, -1) < pos:
-            seen[start] = pos
+    last = last_in_strings(wanted, blob)  # hint -> string start -> last hit in it
     if not any(last.values()):
         return hits
     by_start: dict[int, list[tuple[bytes, int]]] = {}

@@ -112,6 +112,68 @@ def searcher(needles: frozenset[bytes] | tuple[bytes, ...]) -> NeedleSearch:
     return NeedleSearch(sorted(needles) if isinstance(needles, frozenset) else needles)
 
 
+def last_in_strings(needles: Iterable[bytes], blob) -> dict[bytes, dict[int, int]]:
+    """Where each needle last occurs in each NUL-terminated string of ``blob`` (a string table)
+    that holds it: ``{needle: {start of the string: position of its last occurrence}}``. A
+    needle holding a NUL is in no string.
+
+    One pass of a single automaton over every needle (on ``libtorch_cpu.so``'s 76 MB ``.strtab``
+    with the 35 hints of bench/torch.toml 0.045 s, against 0.092 s for the four passes of the
+    non-overlapping groups that :class:`NeedleSearch` needs). Its leftmost-first matches may
+    hide an occurrence, but only behind a reported match that overlaps it, and two occurrences
+    that overlap lie in the same string (needles hold no NUL); so in each string with a
+    reported match, the needles reported there and those that can overlap them
+    (:func:`can_overlap`) are looked for again with ``rfind``, which also gives the last
+    occurrence exactly (one hidden behind an earlier occurrence of the same needle included)."""
+    wanted = tuple(sorted({n for n in needles if n and b"\0" not in n}))
+    out: dict[bytes, dict[int, int]] = {n: {} for n in wanted}
+    if not wanted:
+        return out
+    rfind = blob.rfind
+    if _ac is None:
+        for n in wanted:
+            got = out[n]
+            find = blob.find
+            p = find(n)
+            while p >= 0:
+                got[rfind(b"\0", 0, p) + 1] = p  # (positions rise: the last one stays)
+                p = find(n, p + 1)
+        return out
+    ac, related = _string_automaton(wanted)
+    reported: dict[int, set[int]] = {}  # string start -> needles reported in it
+    last_start = last_end = -1
+    for k, s, _e in ac.find_matches_as_indexes(blob):
+        if not last_start <= s < last_end:  # (matches come in order: most share the last string)
+            last_start = rfind(b"\0", 0, s) + 1
+            last_end = blob.find(b"\0", s)
+            if last_end < 0:
+                last_end = len(blob)
+        reported.setdefault(last_start, set()).add(k)
+    find = blob.find
+    for start, ks in reported.items():
+        end = find(b"\0", start)
+        if end < 0:
+            end = len(blob)
+        look: set[int] = set()
+        for k in ks:
+            look |= related[k]
+        for k in look:
+            n = wanted[k]
+            p = rfind(n, start, end)
+            if p >= 0:
+                out[n][start] = p
+    return out
+
+
+@lru_cache(maxsize=16)
+def _string_automaton(needles: tuple[bytes, ...]) -> tuple[object, list[frozenset[int]]]:
+    """The automaton over all ``needles`` and, per needle, itself and the needles that can
+    overlap it (see :func:`last_in_strings`)."""
+    ac = _ac.BytesAhoCorasick(list(needles), matchkind=_ac.MATCHKIND_LEFTMOST_FIRST)  # type: ignore[union-attr]
+    related = [frozenset([k] + [j for j, m in enumerate(needles) if can_overlap(n, m)]) for k, n in enumerate(needles)]
+    return ac, related
+
+
 class StreamSearch:
     """The needles found in a file that goes by in chunks, per region (``[start, end)``, e.g.
     the slices of a universal binary), without keeping the file: each chunk is searched with
