@@ -40,7 +40,17 @@ def hints_of(pattern: SymbolPattern) -> tuple[bytes, tuple[bytes, ...] | None]:
     return h
 
 
+_selective_cache: dict[tuple[bytes, ...], bytes] = {}
+
+
 def _selective(hints: tuple[bytes, ...]) -> bytes:
+    got = _selective_cache.get(hints)
+    if got is None:
+        got = _selective_cache[hints] = _most_selective(hints)
+    return got
+
+
+def _most_selective(hints: tuple[bytes, ...]) -> bytes:
     """The hint to look up (the others are checked on its candidates): the rarest, guessed as the
     longest, with three characters of credit for the entity's own name, the last one
     (``10add_Tensor`` of ``at::_ops::add_Tensor::call``, not ``4call``; ``3add`` of

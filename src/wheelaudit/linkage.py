@@ -111,6 +111,9 @@ class _Rules:
     elf_defaults_desc: str = ""
     macho_defaults: list[Glob] = field(default_factory=lambda: [_glob(g) for g in MACOS_SYSTEM_GLOBS])
     shapes: list[Glob] = field(default_factory=lambda: [_glob(g) for g in BUILD_MACHINE_SHAPES])
+    # answers already given (torch: 136 binaries, the same few dependencies and rpaths again and again)
+    _external: dict[tuple[str, str], bool] = field(default_factory=dict, repr=False, compare=False)
+    _rpath: dict[tuple[str, str], str | None] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def build(cls, wheel, rule) -> _Rules:
@@ -125,12 +128,19 @@ class _Rules:
 
     def external(self, b: Binary, name: str) -> bool:
         """Whether ``name`` (a dependency or a candidate path) is an allowed external library."""
+        key = (b.format, name)
+        known = self._external.get(key)
+        if known is None:
+            known = self._external[key] = self._is_external(b.format, name)
+        return known
+
+    def _is_external(self, fmt: str, name: str) -> bool:
         base = _basename(name)
         if any(g.match(name) or g.match(base) for g in self.allow_external):
             return True
-        if b.format == "elf":
+        if fmt == "elf":
             return any(g.match(base) for g in self.elf_defaults)
-        if b.format == "macho":
+        if fmt == "macho":
             return any(g.match(name) for g in self.macho_defaults)
         return False
 
@@ -259,7 +269,7 @@ class _Layout:
                 for target in names.get((b.format, _basename(dep)), []):
                     if target is not b:
                         lst = self.loaded_by.setdefault(target.path, [])
-                        if b not in lst:
+                        if not any(x is b for x in lst):  # (identity: a dataclass == compares every field)
                             lst.append(b)
 
     def directory(self, b: Binary) -> str:
@@ -661,6 +671,13 @@ def _is_relative_ok(entry: str, fmt: str) -> bool:
 
 def _rpath_problem(entry: str, fmt: str, rules: _Rules) -> str | None:
     """Why an rpath entry is WA502 (the first reason), or None."""
+    key = (entry, fmt)
+    if key not in rules._rpath:  # noqa: SLF001 - the rules' own memo
+        rules._rpath[key] = _rpath_reason(entry, fmt, rules)  # noqa: SLF001
+    return rules._rpath[key]  # noqa: SLF001
+
+
+def _rpath_reason(entry: str, fmt: str, rules: _Rules) -> str | None:
     shape = next((g.pattern for g in rules.shapes if g.match(entry)), None)
     if entry == "":
         return "an empty entry, which the loader takes as the current directory"

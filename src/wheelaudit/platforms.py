@@ -90,6 +90,7 @@ _OS_FORMAT = {"linux": "elf", "macos": "macho", "windows": "pe"}
 # Versions
 
 
+@lru_cache(maxsize=1024)
 def version_tuple(text: str) -> tuple[int, ...]:
     """``"2.2.5"`` -> ``(2, 2, 5)``; non-numeric parts end the tuple."""
     out = []
