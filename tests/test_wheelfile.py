@@ -10,6 +10,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -399,3 +401,26 @@ def _safe_by_the_rules(name: str) -> bool:
     if parts[-1] == "":
         parts.pop()
     return not any(part in ("", ".", "..") for part in parts)
+
+
+@settings(max_examples=300, deadline=None)
+@given(row=st.one_of(st.none(), st.tuples(st.sampled_from(["sha256=AAA", "sha256=BBB", "sha512=AAA", ""]),
+                                          st.sampled_from(["", "3", "03", "4", "x"]))),
+       declared=st.sampled_from([3, 4]), size=st.sampled_from([3, 4]), digest=st.sampled_from(["sha256=AAA", "sha256=BBB"]),
+       path=st.sampled_from(["pkg/a.py", "pkg-1.0.dist-info/RECORD", "pkg-1.0.dist-info/RECORD.jws"]))
+def test_record_fast_agreement_never_hides_a_finding(row, declared, size, digest, path):
+    """``RecordChecker.agrees`` (the parent's shortcut for the 12,000 members a torch wheel sends
+    back) says yes only where ``member_findings`` finds nothing, and marks the member as seen."""
+    from wheelaudit.wheelfile import Member, MemberData
+
+    checker = RecordChecker.__new__(RecordChecker)
+    checker.findings, checker.zip, checker.dist_info = [], True, "pkg-1.0.dist-info"
+    checker.rows = {} if row is None else {path: row}
+    checker.seen = set()
+    full = checker.member_findings(MemberData(Member(path, declared, declared), None, None, digest, size))
+    checker.seen = set()
+    fast = checker.agrees(path, declared, digest, size)
+    assert not (fast and full), (row, full)
+    assert (path in checker.seen) == fast
+    if row == (digest, str(size)) and declared == size:
+        assert fast  # the common case takes the shortcut

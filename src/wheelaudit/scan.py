@@ -139,8 +139,12 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
                 members = source.members
 
                 def on_record(idx: int, rec) -> None:
-                    checked[idx] = record.member_findings(MemberData(members[idx], rec.format, None, rec.digest,
-                                                                     rec.size, rec.error))
+                    m = members[idx]
+                    if rec.error is None and record.agrees(m.path, m.size, rec.digest, rec.size):
+                        checked[idx] = []
+                        return
+                    checked[idx] = record.member_findings(MemberData(m, rec.format, None, rec.digest, rec.size,
+                                                                     rec.error))
 
                 with bar:
                     outcome = pool.run(work, on_record)

@@ -797,6 +797,19 @@ class RecordChecker:
     def check(self, md: MemberData) -> None:
         self.findings.extend(self.member_findings(md))
 
+    def agrees(self, path: str, declared: int, digest: str, size: int) -> bool:
+        """Whether a member read without error, ``size`` bytes as the zip ``declared``, is
+        exactly as RECORD lists it (then it is marked as seen and :meth:`member_findings` would
+        find nothing): the common case, checked in a few lookups (12,000 members a torch wheel)."""
+        rows = self.rows
+        if rows is None or size != declared:
+            return False
+        row = rows.get(path)
+        if row is None or row[0] != digest or row[1] != str(size):
+            return False
+        self.seen.add(path)
+        return True
+
     def member_findings(self, md: MemberData) -> list[Finding]:
         """What RECORD says of one streamed member (and it is marked as seen); :meth:`check`
         keeps them, a caller checking members as they arrive keeps them in its own order."""
