@@ -5,6 +5,7 @@ prefilter of the symbol index, and the one-pass `strings` search."""
 from __future__ import annotations
 
 import io
+import os
 import pickle
 import signal
 import time
@@ -77,8 +78,45 @@ def test_big_members_are_spooled_with_the_same_facts(fixture_wheels, monkeypatch
     path = fixture_wheels["macos_universal2"]
     base = scan(path, strings=rules.strings(), jobs=1)
     monkeypatch.setattr(pipeline, "MEMORY_LIMIT", 1024)
+    monkeypatch.setattr(pipeline, "SMALL", 0)  # (members up to SMALL are read whole, never spooled)
+    spooled: list[str] = []
+    real = pipeline.MemberReader._spool
+
+    def spool(self, job, *args):
+        spooled.append(job.path)
+        return real(self, job, *args)
+
+    monkeypatch.setattr(pipeline.MemberReader, "_spool", spool)
     for jobs in (1, 2):
         assert _facts(scan(path, strings=rules.strings(), jobs=jobs)) == _facts(base)
+    assert any(p.endswith(".dylib") for p in spooled)
+
+
+def test_a_thin_macho_is_spooled_sparse_with_the_same_facts(fixture_wheels, monkeypatch):
+    """A large thin Mach-O member is written to its spool file only where the reader reads
+    (readers.spool_ranges): the facts, RECORD's word and the strings found are those of the
+    in-memory path, and most of each such member was never written."""
+    rules = load_rules(EXECUTORCH)
+    path = fixture_wheels["macos_clean"]
+    base = scan(path, strings=rules.strings(), jobs=1)
+    monkeypatch.setattr(pipeline, "MEMORY_LIMIT", 1024)
+    monkeypatch.setattr(pipeline, "SMALL", 0)
+    written: list[tuple[int, int]] = []  # (bytes of the piece, bytes written) per piece
+    real = pipeline._write_kept
+
+    def counting(fd, piece, at, keep):
+        before = os.fstat(fd).st_blocks
+        n = real(fd, piece, at, keep)
+        kept = len(piece) if keep is None else sum(max(0, min(hi, at + n) - max(lo, at)) for lo, hi in keep)
+        written.append((n, kept))
+        assert os.fstat(fd).st_blocks >= before
+        return n
+
+    monkeypatch.setattr(pipeline, "_write_kept", counting)
+    for jobs in (1, 2):
+        assert _facts(scan(path, strings=rules.strings(), jobs=jobs)) == _facts(base)
+    total, kept = sum(n for n, _ in written), sum(k for _, k in written)
+    assert written and kept < total / 2, (kept, total)
 
 
 def test_a_corrupt_member_keeps_the_reference_message(fixture_wheels, tmp_path):

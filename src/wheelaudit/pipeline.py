@@ -42,7 +42,7 @@ from pathlib import Path
 
 from .facts import Binary
 from .index import Interest, narrow
-from .readers import MAGIC_SIZE, detect, read_binary
+from .readers import MAGIC_SIZE, detect, read_binary, spool_ranges
 from .strings import PrecomputedStrings, StreamSearch
 from .symbols import SymbolTable
 from .wheelfile import _LOCAL_HEADER, SPOOL_THRESHOLD, MemberData, WheelSource, ZipWheel, _record_hash
@@ -420,14 +420,19 @@ class MemberReader:
         return self._spool(job, st, head, pieces, fmt)
 
     def _spool(self, job: Job, st: _Stream, head: bytes, pieces, fmt: str) -> tuple[Record, object]:
-        """A large native member: inflate here, hash / search / write on a helper thread."""
+        """A large native member: inflate here, hash / search / write on a helper thread. Only
+        the ranges the reader will read are written when its format says which in advance
+        (:func:`~wheelaudit.readers.spool_ranges`; a thin Mach-O file); the rest of the spool
+        file is a hole."""
         spool = tempfile.TemporaryFile(prefix="wheelaudit-")  # noqa: SIM115 - closed by the map
         search = StreamSearch(self.needles, fat_regions(head, job.size)) if self.needles else None
+        keep = spool_ranges(fmt, head, job.size) if hasattr(os, "pwrite") else None
         q: queue.Queue = queue.Queue(maxsize=8)  # a few MB in flight at most
         failure: list[BaseException] = []
         fd = spool.fileno()
 
         def consume() -> None:
+            at = 0  # the file offset of the next piece
             try:
                 while True:
                     piece = q.get()
@@ -439,9 +444,7 @@ class MemberReader:
                     st.sha.update(piece)  # type: ignore[attr-defined]
                     if search is not None:
                         search.feed(piece)
-                    view = memoryview(piece)
-                    while view:
-                        view = view[os.write(fd, view):]
+                    at += _write_kept(fd, piece, at, keep)
             except BaseException as exc:  # noqa: BLE001 - reported to the inflating thread
                 failure.append(exc)
 
@@ -472,6 +475,8 @@ class MemberReader:
                 raise failure[0]
             raise _Fallback
         record = self._finish(job, st, fmt)
+        if keep is not None:
+            os.ftruncate(fd, st.size)  # (the holes after the last range kept)
         data = SpooledMap(spool) if st.size else b""
         return record, (data, search)
 
@@ -507,6 +512,30 @@ class MemberReader:
                     close()
                 except BufferError:  # a reader kept a view; the mapping goes with the last reference
                     pass
+
+
+def _write_kept(fd: int, piece, at: int, keep: list[tuple[int, int]] | None) -> int:
+    """Write ``piece``, which belongs at file offset ``at``, to the spool ``fd``: all of it at the
+    end of the file, or with ``keep`` only its parts inside those ranges, in place (``pwrite``);
+    returns its length."""
+    n = len(piece)
+    view = memoryview(piece)
+    if keep is None:
+        while view:
+            view = view[os.write(fd, view):]
+        return n
+    end = at + n
+    for lo, hi in keep:
+        if hi <= at:
+            continue
+        if lo >= end:
+            break
+        lo, hi = max(lo, at), min(hi, end)
+        part = view[lo - at:hi - at]
+        while part:
+            done = os.pwrite(fd, part, lo)
+            part, lo = part[done:], lo + done
+    return n
 
 
 def refine(binary: Binary, interest: Interest | None) -> Binary:

@@ -73,6 +73,17 @@ def find_strings(data: Buffer, needles: Sequence[bytes], start: int = 0, end: in
     return searcher(tuple(needles)).found(data, start, stop)
 
 
+def spool_ranges(fmt: str, head: bytes, size: int) -> list[tuple[int, int]] | None:
+    """The byte ranges of a ``size``-byte file of format ``fmt`` that :func:`parse` reads, known
+    from its first bytes ``head``, or None when that takes all of it (ELF: its section headers,
+    which say where the symbol tables are, come last; universal Mach-O files)."""
+    if fmt == "macho":
+        from . import macho
+
+        return macho.spool_ranges(head, size)
+    return None
+
+
 def parse(data: Buffer, fmt: Format, needles: Sequence[bytes] = ()) -> list[Slice]:
     """Dispatch to the reader for ``fmt``. Raises :class:`MalformedBinary`."""
     if fmt == "elf":
