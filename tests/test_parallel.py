@@ -119,6 +119,80 @@ def test_a_thin_macho_is_spooled_sparse_with_the_same_facts(fixture_wheels, monk
     assert written and kept < total / 2, (kept, total)
 
 
+def _read_with(reader, name, data, split):
+    """``reader.parse`` of one in-memory member, its export trie read by a forked process or not."""
+    job = pipeline.Job(0, name, len(data))
+    record = pipeline.Record("macho", "", len(data))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(pipeline, "SPLIT_TRIE", 0 if split else 1 << 62)
+        return reader.parse(job, record, bytes(data))
+
+
+def _thin_machos(fixture_libs):
+    from wheelaudit.readers import macho
+
+    return [(p.name, p.read_bytes()) for p in sorted((fixture_libs / "macho").rglob("*.dylib"))
+            if p.read_bytes()[:4] in (b"\xcf\xfa\xed\xfe", b"\xce\xfa\xed\xfe") and macho.trie_size(p.read_bytes())]
+
+
+def test_a_big_export_trie_read_by_a_forked_process_gives_the_same_binary(fixture_libs, monkeypatch, tmp_path):
+    """A thin Mach-O file's export trie read in a forked process while the worker reads the rest
+    (pipeline._ExportsHelper; forced here for every trie): the facts, the hints located and the
+    notes are those of one process, with and without the rules' interest; also for tries made
+    malformed (the same WA001 words), and when the child fails or dies."""
+    import random
+
+    from wheelaudit.readers import macho
+
+    rules = load_rules(EXECUTORCH)
+    files = _thin_machos(fixture_libs)
+    assert len(files) >= 8
+    started = []
+    real_start = pipeline._ExportsHelper.start.__func__
+
+    def start(cls, *args):
+        helper = real_start(cls, *args)
+        started.append(helper is not None)
+        return helper
+
+    monkeypatch.setattr(pipeline._ExportsHelper, "start", classmethod(start))
+
+    def view(b):
+        return (b.error, [(s.arch, s.identity, s.imports, s.notes, s.stripped, s.strings,
+                           [(x.name, x.weak, x.type) for x in s.exports], [x.name for x in s.locals],
+                           getattr(s.exports, "hits", None), getattr(s.locals, "hits", None)) for s in b.slices])
+
+    rng = random.Random(7)
+    for interest in (None, rules.interest()):
+        reader = pipeline.MemberReader(tmp_path, tmp_path, tuple(rules.strings()), 60.0, interest=interest)
+        for name, data in files:
+            variants = [data]
+            _lc_end, _ranges, (trie_off, trie_len) = macho._tables(data)
+            for _ in range(6):
+                bad = bytearray(data)
+                for _ in range(rng.randint(1, 3)):
+                    bad[trie_off + rng.randrange(trie_len)] = rng.choice((0, 0x7F, 0x80, 0xFF, rng.randrange(256)))
+                variants.append(bytes(bad))
+            for v in variants:
+                assert view(_read_with(reader, name, v, True)) == view(_read_with(reader, name, v, False))
+    assert sum(started) >= 2 * len(files) * 7, "the forked reading did not run"
+    # a child that fails, or dies before it writes: the worker reads the trie itself
+    name, data = files[0]
+    reader = pipeline.MemberReader(tmp_path, tmp_path, (), 60.0)
+    want = view(_read_with(reader, name, data, False))
+    for broken in (lambda d: 1 / 0, lambda d: os._exit(3)):
+        monkeypatch.setattr(pipeline, "exports_of", broken)
+        assert view(_read_with(reader, name, data, True)) == want
+    # a child stuck past the bound: the binary is timed out (WA001) and the child killed, at once
+    monkeypatch.setattr(pipeline, "exports_of", lambda d: time.sleep(60))
+    reader = pipeline.MemberReader(tmp_path, tmp_path, (), 0.5)
+    t0 = time.monotonic()
+    got = _read_with(reader, name, data, True)
+    assert "longer than 0.5 s" in (got.error or "") and time.monotonic() - t0 < 10
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)  # no child left behind
+
+
 def test_a_corrupt_member_keeps_the_reference_message(fixture_wheels, tmp_path):
     """The fast member reader hands anything odd to the reference path: same WA002 words."""
     import zipfile
@@ -144,12 +218,12 @@ def test_a_corrupt_member_keeps_the_reference_message(fixture_wheels, tmp_path):
 def _slow_reader(path_part: str, block_alarm: bool = False):
     real = pipeline.read_binary
 
-    def slow(data, path, needles=()):
+    def slow(data, path, needles=(), defer_exports=False):
         if path_part in path:
             if block_alarm:  # a reader stuck where the timer cannot reach it (C code)
                 signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
             time.sleep(60)
-        return real(data, path, needles)
+        return real(data, path, needles, defer_exports)
 
     return slow
 

@@ -43,6 +43,7 @@ from pathlib import Path
 from .facts import Binary
 from .index import Interest, narrow
 from .readers import MAGIC_SIZE, detect, read_binary, spool_ranges
+from .readers.macho import exports_of, trie_size
 from .strings import PrecomputedStrings, StreamSearch
 from .symbols import SymbolTable
 from .wheelfile import _LOCAL_HEADER, SPOOL_THRESHOLD, MemberData, WheelSource, ZipWheel, _record_hash
@@ -56,6 +57,9 @@ READ_CHUNK = 64 << 10
 SMALL = 1 << 20
 #: neighbouring small members are fetched with one ``pread`` of up to this many bytes
 PREFETCH = 8 << 20
+#: a thin Mach-O export trie at least this large is read by a forked process (_ExportsHelper)
+SPLIT_TRIE = 512 << 10
+_CAN_FORK = hasattr(os, "fork") and sys.platform.startswith("linux")
 #: default bound on reading one binary, seconds (WHEELAUDIT_BINARY_TIMEOUT changes it)
 DEFAULT_TIMEOUT = 120.0
 #: a worker that overruns the bound by this much more is killed (stuck in C code)
@@ -500,12 +504,19 @@ class MemberReader:
             data, search = data
             if search is not None:
                 needles = PrecomputedStrings(self.needles, search)
+        helper = None
         try:
             with _time_bound(self.timeout):
-                return refine(read_binary(data, job.path, needles), self.interest)
+                helper = _ExportsHelper.start(data, record.format, self.interest, self.timeout)
+                binary = refine(read_binary(data, job.path, needles, defer_exports=helper is not None), self.interest)
+                if helper is not None and not helper.merge(binary):  # (it failed: read them here)
+                    binary = refine(read_binary(data, job.path, needles), self.interest)
+                return binary
         except _ParseTimeout:
             return timed_out(job.path, record.format, record.size, self.timeout)
         finally:
+            if helper is not None:
+                helper.close()
             close = getattr(data, "close", None)
             if close is not None:
                 try:
@@ -545,16 +556,99 @@ def refine(binary: Binary, interest: Interest | None) -> Binary:
     libtorch_cpu.so, 76 MB of names, become a few hundred); without one, the tables' tails index
     built (:meth:`~wheelaudit.symbols.SymbolTable.tails`)."""
     for s in binary.slices:
-        if interest is None:
-            for table in (s.exports, s.locals):
-                if isinstance(table, SymbolTable):
-                    table.tails()
-            continue
-        if isinstance(s.exports, SymbolTable):
-            s.exports = narrow(s.exports, interest, keep_all=True)
-        if isinstance(s.locals, SymbolTable):
-            s.locals = narrow(s.locals, interest)
+        s.exports = _refined(s.exports, interest, keep_all=True)
+        s.locals = _refined(s.locals, interest)
     return binary
+
+
+def _refined(table, interest: Interest | None, keep_all: bool = False):
+    if not isinstance(table, SymbolTable):
+        return table
+    if interest is None:
+        table.tails()
+        return table
+    return narrow(table, interest, keep_all=keep_all)
+
+
+class _ExportsHelper:
+    """A big Mach-O export trie read in a forked process while this one reads the rest.
+
+    The trie walk is the longest step of reading libtorch_cpu.dylib (2.2 MB, 35,456 exports,
+    0.25 s of the 0.55 s the worker spends on it after inflating), and it ends the scan: the
+    other worker is done by then and a core idles. Forked once the member is spooled (no other
+    thread runs then), the child reads the trie (``macho.exports_of``), locates the hints in
+    the table (as :func:`refine` would), and pickles it back through a pipe; this process
+    reads the symbol table meanwhile (``read_binary(defer_exports=True)``). Anything amiss in
+    the child (an error, a crash, a malformed trie) and the exports are read here instead: the
+    result is always the single-process one. Linux only (fork after the helper thread ended;
+    macOS's frameworks do not like fork)."""
+
+    def __init__(self, pid: int, fd: int) -> None:
+        self.pid, self.fd = pid, fd
+
+    @classmethod
+    def start(cls, data, fmt: str | None, interest: Interest | None, timeout: float) -> _ExportsHelper | None:
+        if (fmt != "macho" or not _CAN_FORK or threading.active_count() != 1
+                or trie_size(bytes(data[:64 << 10])) < SPLIT_TRIE):
+            return None
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child (its work is checked through the parent)
+            code = 1
+            try:
+                os.close(r)
+                signal.signal(signal.SIGALRM, signal.SIG_DFL)  # the bound ends it, as it would this process
+                signal.setitimer(signal.ITIMER_REAL, timeout + 1)
+                try:
+                    got = exports_of(data)
+                    msg = ("none",) if got is None else ("ok", _refined(got[0], interest, keep_all=True), got[1])
+                except Exception:  # noqa: BLE001 - any failure: the parent reads the trie itself
+                    msg = ("failed",)
+                with os.fdopen(w, "wb") as out:
+                    out.write(pickle.dumps(msg, protocol=5))
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(w)
+        return cls(pid, r)
+
+    def merge(self, binary: Binary | None) -> bool:
+        """Put the child's exports into ``binary`` (read with the trie deferred); False when the
+        child failed and the binary must be read again whole."""
+        with os.fdopen(self.fd, "rb") as inp:
+            self.fd = -1
+            payload = inp.read()
+        self._reap()
+        try:
+            msg = pickle.loads(payload)
+        except Exception:  # noqa: BLE001 - a child that died mid-write
+            return False
+        if binary is None or binary.error or msg[0] == "none":
+            return True  # (the error is the whole reading's: it came before the trie)
+        if msg[0] != "ok" or len(binary.slices) != 1:
+            return False
+        binary.slices[0].exports = msg[1]
+        binary.slices[0].notes.extend(msg[2])
+        return True
+
+    def _reap(self) -> None:
+        if self.pid:
+            try:
+                os.waitpid(self.pid, 0)
+            except ChildProcessError:
+                pass
+            self.pid = 0
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+        if self.pid:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self._reap()
 
 
 def _prepend(head: bytes, pieces):

@@ -84,7 +84,7 @@ def spool_ranges(fmt: str, head: bytes, size: int) -> list[tuple[int, int]] | No
     return None
 
 
-def parse(data: Buffer, fmt: Format, needles: Sequence[bytes] = ()) -> list[Slice]:
+def parse(data: Buffer, fmt: Format, needles: Sequence[bytes] = (), defer_exports: bool = False) -> list[Slice]:
     """Dispatch to the reader for ``fmt``. Raises :class:`MalformedBinary`."""
     if fmt == "elf":
         from . import elf
@@ -93,23 +93,25 @@ def parse(data: Buffer, fmt: Format, needles: Sequence[bytes] = ()) -> list[Slic
     if fmt == "macho":
         from . import macho
 
-        return macho.parse(data, needles)
+        return macho.parse(data, needles, defer_exports)
     from . import pe
 
     return pe.parse(data, needles)
 
 
-def read_binary(data: Buffer, path: str, needles: Sequence[bytes] = ()) -> Binary | None:
+def read_binary(data: Buffer, path: str, needles: Sequence[bytes] = (), defer_exports: bool = False) -> Binary | None:
     """Facts about one file, or None when it is not a native binary.
 
     Never raises for bad input: a binary that cannot be parsed comes back with ``error`` set.
+    ``defer_exports``: a thin Mach-O file's export trie is left unread (exports empty), for
+    :func:`wheelaudit.readers.macho.exports_of` to read elsewhere.
     """
     fmt = detect(bytes(data[:MAGIC_SIZE]))
     if fmt is None:
         return None
     binary = Binary(path=path, format=fmt, size=len(data))
     try:
-        binary.slices = parse(data, fmt, needles)
+        binary.slices = parse(data, fmt, needles, defer_exports)
     except MalformedBinary as exc:
         binary.error = str(exc) or "malformed"
     except (ValueError, IndexError, KeyError, OverflowError, UnicodeDecodeError, MemoryError) as exc:
