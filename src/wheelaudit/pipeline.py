@@ -575,13 +575,14 @@ class _ExportsHelper:
 
     The trie walk is the longest step of reading libtorch_cpu.dylib (2.2 MB, 35,456 exports,
     0.25 s of the 0.55 s the worker spends on it after inflating), and it ends the scan: the
-    other worker is done by then and a core idles. Forked once the member is spooled (no other
-    thread runs then), the child reads the trie (``macho.exports_of``), locates the hints in
-    the table (as :func:`refine` would), and pickles it back through a pipe; this process
-    reads the symbol table meanwhile (``read_binary(defer_exports=True)``). Anything amiss in
-    the child (an error, a crash, a malformed trie) and the exports are read here instead: the
-    result is always the single-process one. Linux only (fork after the helper thread ended;
-    macOS's frameworks do not like fork)."""
+    other worker is done by then and a core idles. Forked once the member is read (and only
+    when no other thread runs: the spool thread has ended), the child reads the trie
+    (``macho.exports_of``), locates the hints in the table (as :func:`refine` would), and
+    pickles it back through a pipe; this process reads the symbol table meanwhile
+    (``read_binary(defer_exports=True)``). Anything amiss in the child (an error, a crash, a
+    malformed trie) and the exports are read here instead: the result is always the
+    one-process one. Linux only (macOS's system libraries do not support fork without exec).
+    On torch's macOS wheel: the dylib's reading 0.50 -> 0.38 s, ``check`` about 0.05-0.1 s."""
 
     def __init__(self, pid: int, fd: int) -> None:
         self.pid, self.fd = pid, fd
