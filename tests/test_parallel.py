@@ -193,6 +193,46 @@ def test_a_big_export_trie_read_by_a_forked_process_gives_the_same_binary(fixtur
         os.waitpid(-1, os.WNOHANG)  # no child left behind
 
 
+def test_an_elf_file_is_spooled_without_its_code_or_read_again_whole(fixture_wheels, monkeypatch):
+    """A large ELF member is spooled without the inside of its executable segment (a guess,
+    readers.spool_ranges): the facts are those of the in-memory path. When the guess leaves out
+    a table the reader needs, the reader says so (Unspooled) and the member is read again whole,
+    through the reference path: the same facts again."""
+    from wheelaudit.readers import elf
+
+    rules = load_rules(EXECUTORCH)
+    path = fixture_wheels["linux_clean"]
+    base = scan(path, strings=rules.strings(), jobs=1)
+    monkeypatch.setattr(pipeline, "MEMORY_LIMIT", 1024)
+    monkeypatch.setattr(pipeline, "SMALL", 0)
+    monkeypatch.setattr(elf, "SPOOL_KEEP_PREFIX", 0)
+    monkeypatch.setattr(elf, "SPOOL_MIN_HOLE", 64)
+    again: list[str] = []
+    real_reference = pipeline.MemberReader.reference
+
+    def reference(self, job):
+        again.append(job.path)
+        return real_reference(self, job)
+
+    monkeypatch.setattr(pipeline.MemberReader, "reference", reference)
+    holes: list[bool] = []
+    real_write = pipeline._write_kept
+
+    def counting(fd, piece, at, keep):
+        holes.append(keep is not None)
+        return real_write(fd, piece, at, keep)
+
+    monkeypatch.setattr(pipeline, "_write_kept", counting)
+    assert _facts(scan(path, strings=rules.strings(), jobs=1)) == _facts(base)
+    assert any(holes) and not again  # spooled sparse, and the guess held: nothing read twice
+    holes.clear()
+    # a guess that keeps nothing but the ELF header: every binary needs more, and is read again
+    monkeypatch.setattr(pipeline, "spool_ranges", lambda fmt, head, size: [(0, 64)] if fmt == "elf" else None)
+    for jobs in (1, 2):
+        assert _facts(scan(path, strings=rules.strings(), jobs=jobs)) == _facts(base)
+    assert any(holes) and any(p.endswith(".so") for p in again)
+
+
 def test_a_corrupt_member_keeps_the_reference_message(fixture_wheels, tmp_path):
     """The fast member reader hands anything odd to the reference path: same WA002 words."""
     import zipfile

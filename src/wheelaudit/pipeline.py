@@ -42,7 +42,7 @@ from pathlib import Path
 
 from .facts import Binary
 from .index import Interest, narrow
-from .readers import MAGIC_SIZE, detect, read_binary, spool_ranges
+from .readers import MAGIC_SIZE, Unspooled, detect, read_binary, spool_ranges
 from .readers.macho import exports_of, trie_size
 from .strings import PrecomputedStrings, StreamSearch
 from .symbols import SymbolTable
@@ -114,11 +114,13 @@ def default_jobs() -> int:
 class SpooledMap(mmap.mmap):
     """A spooled member, mapped read-only. Slices longer than 64 KiB are read with ``pread``
     instead of through the mapping, so reading a 76 MB string table adds 76 MB (the copy) to the
-    resident set, not 152 MB (copy and mapped pages)."""
+    resident set, not 152 MB (copy and mapped pages). ``holes``: the ranges not written (a
+    sparse spool; see :func:`~wheelaudit.readers.spool_ranges`)."""
 
     def __new__(cls, fh) -> SpooledMap:  # noqa: D102
         self = super().__new__(cls, fh.fileno(), 0, access=mmap.ACCESS_READ)
         self._fh = fh
+        self.holes: list[tuple[int, int]] = []
         return self
 
     def __getitem__(self, k):  # type: ignore[override]
@@ -482,6 +484,8 @@ class MemberReader:
         if keep is not None:
             os.ftruncate(fd, st.size)  # (the holes after the last range kept)
         data = SpooledMap(spool) if st.size else b""
+        if keep is not None and st.size:
+            data.holes = _holes(keep, st.size)
         return record, (data, search)
 
     def _finish(self, job: Job, st: _Stream, fmt: str | None) -> Record:
@@ -514,6 +518,8 @@ class MemberReader:
                 return binary
         except _ParseTimeout:
             return timed_out(job.path, record.format, record.size, self.timeout)
+        except Unspooled:
+            pass  # the spool left out bytes the reader needs (a guess about an ELF file): below
         finally:
             if helper is not None:
                 helper.close()
@@ -523,6 +529,24 @@ class MemberReader:
                     close()
                 except BufferError:  # a reader kept a view; the mapping goes with the last reference
                     pass
+        # read the member again, whole, through the reference path (rare: see readers.spool_ranges)
+        _again, md = self.reference(job)
+        if md is None or md.data is None:
+            return Binary(path=job.path, format=record.format, size=record.size,  # type: ignore[arg-type]
+                          error=(md.error if md is not None else None) or "could not be read")
+        return self.parse(job, record, md.data)
+
+
+def _holes(keep: list[tuple[int, int]], size: int) -> list[tuple[int, int]]:
+    """The ranges of ``[0, size)`` outside ``keep`` (sorted, disjoint)."""
+    out, at = [], 0
+    for lo, hi in keep:
+        if lo > at:
+            out.append((at, lo))
+        at = max(at, hi)
+    if at < size:
+        out.append((at, size))
+    return out
 
 
 def _write_kept(fd: int, piece, at: int, keep: list[tuple[int, int]] | None) -> int:

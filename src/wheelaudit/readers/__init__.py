@@ -39,6 +39,12 @@ class MalformedBinary(Exception):
     """The bytes claim a native format but cannot be read as one. ``str(exc)`` is the reason."""
 
 
+class Unspooled(BaseException):  # noqa: N818 - a signal to the pipeline, not an error of the file
+    """A reader needed bytes that the pipeline left out of a sparse spool file (``data.holes``):
+    the member must be read again whole. A BaseException, so that no reader's ``except
+    Exception`` turns it into a finding."""
+
+
 def detect(head: bytes) -> Format | None:
     """Return the native format announced by the first bytes of a file, or None.
 
@@ -68,19 +74,28 @@ def find_strings(data: Buffer, needles: Sequence[bytes], start: int = 0, end: in
             return known
     if not needles:
         return frozenset()
+    if getattr(data, "holes", None):
+        raise Unspooled("the strings search needs the whole file")
     from ..strings import searcher
 
     return searcher(tuple(needles)).found(data, start, stop)
 
 
 def spool_ranges(fmt: str, head: bytes, size: int) -> list[tuple[int, int]] | None:
-    """The byte ranges of a ``size``-byte file of format ``fmt`` that :func:`parse` reads, known
-    from its first bytes ``head``, or None when that takes all of it (ELF: its section headers,
-    which say where the symbol tables are, come last; universal Mach-O files)."""
+    """The byte ranges of a ``size``-byte file of format ``fmt`` to keep when spooling it, known
+    from its first bytes ``head``, or None for all of it. A thin Mach-O file: exactly what
+    :func:`parse` reads (its load commands say). An ELF file: a guess (its section headers, which
+    say where the symbol tables are, come last), all but the inside of a large executable
+    segment; its reader checks every read against the holes (``data.holes``) and raises
+    :class:`Unspooled` rather than read one."""
     if fmt == "macho":
         from . import macho
 
         return macho.spool_ranges(head, size)
+    if fmt == "elf":
+        from . import elf
+
+        return elf.spool_ranges(head, size)
     return None
 
 
@@ -112,6 +127,8 @@ def read_binary(data: Buffer, path: str, needles: Sequence[bytes] = (), defer_ex
     binary = Binary(path=path, format=fmt, size=len(data))
     try:
         binary.slices = parse(data, fmt, needles, defer_exports)
+    except Unspooled:
+        raise
     except MalformedBinary as exc:
         binary.error = str(exc) or "malformed"
     except (ValueError, IndexError, KeyError, OverflowError, UnicodeDecodeError, MemoryError) as exc:
