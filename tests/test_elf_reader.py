@@ -25,7 +25,7 @@ from elftools.elf import enums as pe_enums
 from elftools.elf.elffile import ELFFile
 
 from wheelaudit.facts import Slice
-from wheelaudit.readers import MalformedBinary, elf, read_binary
+from wheelaudit.readers import MalformedBinary, complement, elf, read_binary
 
 # ---------------------------------------------------------------------------------------------
 # inputs built here
@@ -1054,11 +1054,7 @@ def test_holes_are_never_read(sectioned_elfs, extra_elfs, monkeypatch):
         keep = elf.spool_ranges(data[:65536], len(data))
         if keep is None:
             continue
-        holes, at = [], 0
-        for lo, hi in keep:
-            if lo > at:
-                holes.append((at, lo))
-            at = hi
+        holes = complement(keep, len(data))
         left_out += bool(holes)
         assert _facts_or_unspooled(_holey(data, holes)) == _facts_or_unspooled(data), path.name
     assert left_out >= 5
@@ -1068,6 +1064,13 @@ def test_holes_are_never_read(sectioned_elfs, extra_elfs, monkeypatch):
 
     with pytest.raises(Unspooled):
         read(some, "x.so", [b"needle"])
+
+
+def test_complement_of_ranges():
+    assert complement([(0, 10), (20, 30)], 40) == [(10, 20), (30, 40)]
+    assert complement([(5, 10), (8, 12)], 12) == [(0, 5)]
+    assert complement([(0, 50)], 40) == [] and complement([], 7) == [(0, 7)]
+    assert complement(complement([(3, 9), (20, 25)], 30), 30) == [(3, 9), (20, 25)]
 
 
 def test_spool_ranges_guess_keeps_the_headers_and_what_is_not_code():

@@ -42,7 +42,7 @@ from pathlib import Path
 
 from .facts import Binary
 from .index import Interest, narrow
-from .readers import MAGIC_SIZE, Unspooled, detect, read_binary, spool_ranges
+from .readers import MAGIC_SIZE, Unspooled, complement, detect, read_binary, spool_ranges
 from .readers.macho import exports_of, trie_size
 from .strings import PrecomputedStrings, StreamSearch
 from .symbols import SymbolTable
@@ -485,7 +485,7 @@ class MemberReader:
             os.ftruncate(fd, st.size)  # (the holes after the last range kept)
         data = SpooledMap(spool) if st.size else b""
         if keep is not None and st.size:
-            data.holes = _holes(keep, st.size)
+            data.holes = complement(keep, st.size)
         return record, (data, search)
 
     def _finish(self, job: Job, st: _Stream, fmt: str | None) -> Record:
@@ -535,18 +535,6 @@ class MemberReader:
             return Binary(path=job.path, format=record.format, size=record.size,  # type: ignore[arg-type]
                           error=(md.error if md is not None else None) or "could not be read")
         return self.parse(job, record, md.data)
-
-
-def _holes(keep: list[tuple[int, int]], size: int) -> list[tuple[int, int]]:
-    """The ranges of ``[0, size)`` outside ``keep`` (sorted, disjoint)."""
-    out, at = [], 0
-    for lo, hi in keep:
-        if lo > at:
-            out.append((at, lo))
-        at = max(at, hi)
-    if at < size:
-        out.append((at, size))
-    return out
 
 
 def _write_kept(fd: int, piece, at: int, keep: list[tuple[int, int]] | None) -> int:

@@ -81,6 +81,21 @@ def find_strings(data: Buffer, needles: Sequence[bytes], start: int = 0, end: in
     return searcher(tuple(needles)).found(data, start, stop)
 
 
+def complement(ranges: Sequence[tuple[int, int]], size: int) -> list[tuple[int, int]]:
+    """The parts of ``[0, size)`` outside ``ranges`` (``[start, end)`` pairs), sorted: what a
+    sparse spool leaves out of what it keeps, and the other way round."""
+    out, at = [], 0
+    for lo, hi in sorted(ranges):
+        if lo > at:
+            out.append((at, min(lo, size)))
+        at = max(at, hi)
+        if at >= size:
+            break
+    if at < size:
+        out.append((at, size))
+    return [(lo, hi) for lo, hi in out if lo < hi]
+
+
 def spool_ranges(fmt: str, head: bytes, size: int) -> list[tuple[int, int]] | None:
     """The byte ranges of a ``size``-byte file of format ``fmt`` to keep when spooling it, known
     from its first bytes ``head``, or None for all of it. A thin Mach-O file: exactly what

@@ -20,7 +20,7 @@ from itertools import compress, repeat
 
 from .. import symbols as _symbols
 from ..facts import Dependency, Kind, Rpath, Slice, Symbol
-from . import Buffer, MalformedBinary, Unspooled, find_strings
+from . import Buffer, MalformedBinary, Unspooled, complement, find_strings
 from . import _columns as _C
 
 #: the most symbol-table entries we read from one table
@@ -191,16 +191,7 @@ def spool_ranges(head: bytes, size: int) -> list[tuple[int, int]] | None:
             lo, hi = off + max(SPOOL_KEEP_PREFIX, filesz // 8), min(off + filesz, size)
             if hi - lo >= SPOOL_MIN_HOLE:
                 holes.append((lo, hi))
-    if not holes:
-        return None
-    keep, at = [], 0
-    for lo, hi in sorted(holes):
-        if lo > at:
-            keep.append((at, lo))
-        at = max(at, hi)
-    if at < size:
-        keep.append((at, size))
-    return keep
+    return complement(holes, size) if holes else None
 
 
 def parse(data: Buffer, needles: Sequence[bytes] = ()) -> list[Slice]:
