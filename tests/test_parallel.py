@@ -135,7 +135,8 @@ def _thin_machos(fixture_libs):
             if p.read_bytes()[:4] in (b"\xcf\xfa\xed\xfe", b"\xce\xfa\xed\xfe") and macho.trie_size(p.read_bytes())]
 
 
-def test_a_big_export_trie_read_by_a_forked_process_gives_the_same_binary(fixture_libs, monkeypatch, tmp_path):
+def test_a_big_export_trie_read_by_a_forked_process_gives_the_same_binary(fixture_libs, fixture_wheels, monkeypatch,
+                                                                          tmp_path):
     """A thin Mach-O file's export trie read in a forked process while the worker reads the rest
     (pipeline._ExportsHelper; forced here for every trie): the facts, the hints located and the
     notes are those of one process, with and without the rules' interest; also for tries made
@@ -183,6 +184,11 @@ def test_a_big_export_trie_read_by_a_forked_process_gives_the_same_binary(fixtur
     for broken in (lambda d: 1 / 0, lambda d: os._exit(3)):
         monkeypatch.setattr(pipeline, "exports_of", broken)
         assert view(_read_with(reader, name, data, True)) == want
+    # --jobs 1 reads in one process, as it says: no fork, whatever the trie
+    started.clear()
+    monkeypatch.setattr(pipeline, "SPLIT_TRIE", 0)
+    scan(fixture_wheels["macos_clean"], jobs=1)
+    assert not any(started)
     # a child stuck past the bound: the binary is timed out (WA001) and the child killed, at once
     monkeypatch.setattr(pipeline, "exports_of", lambda d: time.sleep(60))
     reader = pipeline.MemberReader(tmp_path, tmp_path, (), 0.5)

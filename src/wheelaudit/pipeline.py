@@ -232,8 +232,9 @@ class MemberReader:
 
     def __init__(self, path: Path, root: Path | None, needles: tuple[bytes, ...], timeout: float,
                  source: WheelSource | None = None, progress: Callable[[int], None] | None = None,
-                 interest: Interest | None = None) -> None:
+                 interest: Interest | None = None, fork_exports: bool = True) -> None:
         self.path = path  # what was opened (the reference path reopens it)
+        self.fork_exports = fork_exports  # a big export trie may be read by a fork (_ExportsHelper)
         self.interest = interest  # the rules' symbol hints (index.narrow), None: keep everything
         self.root = root  # a tree's root (members are relative to it); None for a .whl
         self.is_zip = root is None
@@ -511,7 +512,8 @@ class MemberReader:
         helper = None
         try:
             with _time_bound(self.timeout):
-                helper = _ExportsHelper.start(data, record.format, self.interest, self.timeout)
+                helper = _ExportsHelper.start(data, record.format, self.interest, self.timeout) \
+                    if self.fork_exports else None
                 binary = refine(read_binary(data, job.path, needles, defer_exports=helper is not None), self.interest)
                 if helper is not None and not helper.merge(binary):  # (it failed: read them here)
                     binary = refine(read_binary(data, job.path, needles), self.interest)

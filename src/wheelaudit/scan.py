@@ -150,7 +150,8 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
                     outcome = pool.run(work, on_record)
             else:
                 record = RecordChecker(source)
-                reader = MemberReader(p, root, needles, bound, source=source, interest=interest)
+                # (one process, as --jobs 1 says: no fork for a big export trie either)
+                reader = MemberReader(p, root, needles, bound, source=source, interest=interest, fork_exports=False)
                 try:
                     with bar:
                         outcome = run_inline(reader, work, bar.advance)
