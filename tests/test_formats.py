@@ -89,7 +89,18 @@ def _run(capsys, *argv) -> tuple[int, str]:
 
 
 def test_formats_registered():
+    """Every --format name has its renderer, and every renderer module of the package has its
+    name (the names are listed without importing the renderers)."""
+    from wheelaudit import render
+    from wheelaudit.render import renderer
+
     assert {"text", "json", "sarif", "github", "junit"} <= set(formats())
+    for name in formats():
+        assert callable(renderer(name))
+    modules = {p.stem for p in Path(render.__file__).parent.glob("*.py") if p.stem != "__init__"}
+    assert modules == set(formats())
+    with pytest.raises(KeyError):
+        renderer("yaml")
 
 
 # --------------------------------------------------------------------------------------------
