@@ -696,6 +696,24 @@ def test_largest_member_starts_early_with_the_same_results(fixture_wheels, monke
     assert _facts(scan(path, jobs=2)) == _facts(base)
 
 
+def test_quick_largest_on_every_fixture_wheel(fixture_wheels):
+    """The raw directory read picks what zipfile's list says is the largest member (the first
+    of equal ones) and sums every member's size, on every fixture wheel."""
+    import zipfile
+
+    for name, path in sorted(fixture_wheels.items()):
+        job, total = pipeline.quick_largest(path, min_size=0)
+        with zipfile.ZipFile(path) as zf:
+            infos = zf.infolist()
+        files = [i for i in infos if not i.is_dir() and i.compress_type in (0, 8) and not i.flag_bits & 0x61]
+        biggest = max(files, key=lambda i: i.file_size)  # (max keeps the first of equals)
+        assert job is not None and (job.path, job.size, job.compressed) == \
+            (biggest.filename, biggest.file_size, biggest.compress_size), name
+        assert job.zip == (biggest.header_offset, biggest.compress_type, biggest.CRC,
+                           biggest.orig_filename.encode()), name
+        assert total == sum(i.file_size for i in infos), name
+
+
 def test_quick_largest_gives_up_on_odd_archives(tmp_path):
     odd = tmp_path / "x.whl"
     odd.write_bytes(b"not a zip at all")

@@ -987,7 +987,7 @@ def run_parallel(path: Path, root: Path | None, jobs: Sequence[Job], needles: tu
 
 def quick_largest(path: Path, min_size: int = 16 << 20) -> tuple[Job | None, int]:
     """The largest member of a ``.whl`` and the total inflated size, from one read of its
-    central directory (about 1 ms a thousand members, where building the member list with its
+    central directory (under 1 ms a thousand members, where building the member list with its
     checks takes 30 ms): so that inflating the largest member, the critical path, starts at
     once. (None, 0) for anything unusual (zip64, a prefix, a bad entry); the job is checked
     against the real member list before its result counts."""
@@ -1014,18 +1014,24 @@ def quick_largest(path: Path, min_size: int = 16 << 20) -> tuple[Job | None, int
     total = 0
     pos = 0
     cd_entry = struct.Struct("<4s4B4HL2L5H2L")
+    # (most entries are small: only the signature, the sizes and the lengths to skip are read of
+    # them; this runs before the first worker starts, with a core idle: 13,691 entries 17 -> 8 ms)
+    cd_brief = struct.Struct("<4s16xLLHHH")
     for _ in range(entries):
         if pos + 46 > len(cd):
             return None, 0
-        (sig, _vm, _os, _vn, _osn, flags, method, _t, _d, crc, csize, usize, nlen, xlen, clen,
-         _disk, _ia, eattr, hoff) = cd_entry.unpack_from(cd, pos)
+        sig, csize, usize, nlen, xlen, clen = cd_brief.unpack_from(cd, pos)
         if sig != b"PK\x01\x02":
             return None, 0
-        raw_name = cd[pos + 46: pos + 46 + nlen]
+        at = pos
         pos += 46 + nlen + xlen + clen
         total += usize
-        if (usize < min_size or method not in (0, 8) or flags & 0x61 or 0xFFFFFFFF in (csize, usize, hoff)
-                or (best is not None and usize <= best.size)):
+        if usize < min_size or (best is not None and usize <= best.size):
+            continue
+        (_sig, _vm, _os, _vn, _osn, flags, method, _t, _d, crc, csize, usize, nlen, xlen, clen,
+         _disk, _ia, eattr, hoff) = cd_entry.unpack_from(cd, at)
+        raw_name = cd[at + 46: at + 46 + nlen]
+        if method not in (0, 8) or flags & 0x61 or 0xFFFFFFFF in (csize, usize, hoff):
             continue
         if usize > MAX_MEMBER_SIZE or usize > MAX_RATIO * max(csize, 1) or (eattr >> 16) & 0o170000 == 0o120000:
             continue
