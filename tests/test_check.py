@@ -347,3 +347,28 @@ def test_built_in_checks_only_without_rules(fixture_wheels, tmp_path, monkeypatc
     monkeypatch.chdir(tmp_path)
     rc, out, _ = run_cli(["check", str(fixture_wheels["macos_build_rpath"])], capsys)
     assert rc == 1 and "WA502" in out and "built-in checks only" in out
+
+
+def test_the_command_ends_quickly_but_loses_nothing(fixture_wheels, tmp_path):
+    """``python -m wheelaudit`` ends with ``os._exit`` after ``main`` (no teardown of every
+    object): the exit code is main's, standard output is complete even through a pipe, and the
+    ``atexit`` handlers (coverage's, say) still run."""
+    import os
+    import subprocess
+    import sys
+
+    marker = tmp_path / "atexit-ran"
+    wheel = fixture_wheels["macos_fused"]
+    rules = Path(__file__).resolve().parent.parent / "rules" / "executorch.toml"
+    code = (f"import atexit, sys; atexit.register(lambda: open({str(marker)!r}, 'w').write('ran')); "
+            f"sys.argv = ['wheelaudit', 'check', {str(wheel)!r}, '--rules', {str(rules)!r}, '--format', 'json']; "
+            "from wheelaudit.cli import console; console()")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # (stdout block-buffered, as usual)
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert run.returncode == 1, run.stderr  # the fused wheel fails the gate
+    report = json.loads(run.stdout)  # all of it, flushed before the end
+    assert report["wheels"][0]["findings"]
+    assert marker.read_text() == "ran"
+    clean = subprocess.run([sys.executable, "-m", "wheelaudit", "check", str(fixture_wheels["macos_clean"]),
+                            "--rules", str(rules)], capture_output=True, text=True, timeout=120, env=env)
+    assert clean.returncode == 0 and "passed" in clean.stdout
