@@ -270,10 +270,12 @@ def _reference(pattern_atoms: list[str], cross_slash: bool) -> re.Pattern[str]:
 
 def _joinable(atoms: list[str]) -> bool:
     """No two neighbouring atoms fuse into another token when written out: "*" + "*" reads
-    as "**", and "**" + "/" as the zero-directory "**/" (which the atoms spell separately)."""
+    as "**", and "**" + "/" as the zero-directory "**/" (which the atoms spell separately);
+    also once braces are expanded ("**{,*.}/" is "**/" or "***./": an empty alternative puts
+    "**" next to "/")."""
     return not any(
         (a.endswith("*") and b.startswith("*")) or (a == "**" and b.startswith("/"))
-        for a, b in zip(atoms, atoms[1:])
+        for alt in [atoms, *_expand_atoms(atoms)] for a, b in zip(alt, alt[1:])
     )
 
 
