@@ -213,6 +213,9 @@ def test_an_elf_file_is_spooled_without_its_code_or_read_again_whole(fixture_whe
     monkeypatch.setattr(pipeline, "SMALL", 0)
     monkeypatch.setattr(elf, "SPOOL_KEEP_PREFIX", 0)
     monkeypatch.setattr(elf, "SPOOL_MIN_HOLE", 64)
+    # (the guess keeps the head it was made from, 64 KiB, all of a fixture: given its first KiB)
+    real_ranges = pipeline.spool_ranges
+    monkeypatch.setattr(pipeline, "spool_ranges", lambda fmt, head, size: real_ranges(fmt, head[:1024], size))
     again: list[str] = []
     real_reference = pipeline.MemberReader.reference
 

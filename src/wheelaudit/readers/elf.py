@@ -188,7 +188,8 @@ def spool_ranges(head: bytes, size: int) -> list[tuple[int, int]] | None:
         else:
             ptype, off, _va, _pa, filesz, _ms, flags = struct.unpack_from(e + "IIIIIII", head, at)
         if ptype == PT_LOAD and flags & 1:  # PF_X
-            lo, hi = off + max(SPOOL_KEEP_PREFIX, filesz // 8), min(off + filesz, size)
+            # (never inside ``head``: the ELF header and the program headers are always kept)
+            lo, hi = max(off + max(SPOOL_KEEP_PREFIX, filesz // 8), len(head)), min(off + filesz, size)
             if hi - lo >= SPOOL_MIN_HOLE:
                 holes.append((lo, hi))
     return complement(holes, size) if holes else None
@@ -236,6 +237,8 @@ class _Reader:
     def read_header(self) -> None:
         if self.size < 16:
             raise MalformedBinary(f"truncated: ELF identification needs 16 bytes but the file has {self.size}")
+        if self.holes:  # (the header is read in place below, not through need())
+            self.present(0, min(self.size, 64), "ELF header")
         ident = bytes(self.data[:16])
         if ident[:4] != b"\x7fELF":
             raise MalformedBinary("not an ELF file (no \\x7fELF magic)")
