@@ -215,12 +215,7 @@ class _Reader:
                 f"truncated: {what} at 0x{off:x} + {length} bytes is past the end of the "
                 f"{self.size}-byte file"
             )
-        if self.holes:
-            self.present(off, length, what)
-
-    def present(self, off: int, length: int, what: str) -> None:
-        """Every read goes through here (or :meth:`need`): it must not fall in a hole."""
-        for lo, hi in self.holes:
+        for lo, hi in self.holes:  # (every read passes here: none may fall in a hole)
             if off < hi and lo < off + length:
                 raise Unspooled(f"{what} at 0x{off:x} + {length} bytes was not spooled")
 
@@ -237,9 +232,7 @@ class _Reader:
     def read_header(self) -> None:
         if self.size < 16:
             raise MalformedBinary(f"truncated: ELF identification needs 16 bytes but the file has {self.size}")
-        if self.holes:  # (the header is read in place below, not through need())
-            self.present(0, min(self.size, 64), "ELF header")
-        ident = bytes(self.data[:16])
+        ident = self.take(0, 16, "ELF identification")
         if ident[:4] != b"\x7fELF":
             raise MalformedBinary("not an ELF file (no \\x7fELF magic)")
         cls, enc = ident[4], ident[5]
@@ -262,7 +255,7 @@ class _Reader:
                 f"truncated: the ELF{64 if self.is64 else 32} header needs {ehsize} bytes but the file has {self.size}"
             )
         (self.e_type, self.e_machine, _ver, _entry, self.phoff, self.shoff, _flags, _ehsize,
-         self.phentsize, phnum, self.shentsize, shnum, _shstrndx) = struct.unpack_from(hdr_fmt, self.data, 16)
+         self.phentsize, phnum, self.shentsize, shnum, _shstrndx) = self.unpack(hdr_fmt, 16, "ELF header")
         self.ehsize = ehsize
         if self.e_type not in (ET_REL, ET_EXEC, ET_DYN):
             what = "a core dump" if self.e_type == ET_CORE else "unknown type"
@@ -564,9 +557,7 @@ class _Reader:
             words = (stop - pos) // 4
             if words == 0:
                 break
-            if self.holes:
-                self.present(pos, 4 * words, "GNU hash chain")
-            raw = self.data[pos : pos + 4 * words]
+            raw = self.take(pos, 4 * words, "GNU hash chain")
             low = raw[0::4] if self.little else raw[3::4]
             k = bytes(low).translate(_ODD).find(1)
             if k >= 0:
