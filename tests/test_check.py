@@ -373,3 +373,29 @@ def test_the_command_ends_quickly_but_loses_nothing(fixture_wheels, tmp_path):
     clean = subprocess.run([sys.executable, "-m", "wheelaudit", "check", str(fixture_wheels["macos_clean"]),
                             "--rules", str(rules)], capture_output=True, text=True, timeout=120, env=env)
     assert clean.returncode == 0 and "passed" in clean.stdout
+
+
+def test_a_command_sets_up_only_its_own_parser(fixture_wheels, capsys):
+    """``wheelaudit COMMAND ...`` imports and sets up that command's module alone (the others' cost
+    15 ms before a check's first worker starts); the help without a command lists them all, and
+    an unknown command is still refused with the list."""
+    import subprocess
+    import sys
+
+    from wheelaudit.cli import COMMANDS, build_parser, main
+
+    code = ("import sys; from wheelaudit.cli import main; "
+            f"rc = main(['check', {str(fixture_wheels['linux_clean'])!r}, '--format', 'json']); "
+            "print('MODULES', sorted(m for m in sys.modules if m.startswith('wheelaudit.commands.')), rc)")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    last = run.stdout.strip().splitlines()[-1]
+    assert last.rsplit(" ", 1) == ["MODULES ['wheelaudit.commands.check', 'wheelaudit.commands.common']", "1"], run.stderr
+    sub = next(a for a in build_parser("owners")._actions if a.dest == "command")
+    assert list(sub.choices) == ["owners"]
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    assert list(sub.choices) == COMMANDS
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    assert all(name in out for name in COMMANDS)
+    assert main(["chek", "x.whl"]) == 2
+    assert "invalid choice: 'chek'" in capsys.readouterr().err
