@@ -138,6 +138,38 @@ def test_declared_size_bigger_than_the_data(tmp_path, capsys, method):
     assert findings(out) == ["pkg/data.bin: the zip directory declares 9000 bytes but the member holds 5000"]
 
 
+@pytest.mark.parametrize("jobs", ["1", "2"])
+@pytest.mark.parametrize("method", [0, 8])
+def test_a_wrong_crc_is_found_whatever_reads_the_member(tmp_path, capsys, method, jobs):
+    """A small member whose data, size and RECORD hash agree but whose CRC-32 lies (the zip would
+    not install): WA002 in one process and in workers (pipeline.MemberReader.small reads it from
+    the prefetched window of its neighbours); and read alone, with its own ``pread``, the lying
+    member is left to the reference path while its neighbour is read."""
+    from wheelaudit.pipeline import MemberReader, make_jobs
+
+    names = [f"pkg/m{i}.txt" for i in range(6)] + ["pkg/lone.txt"]
+    entries = wheel_entries([(n, f"member {n}\n".encode() * 50) for n in names])
+    for e in entries:
+        e.method = method
+        if e.name in (b"pkg/m3.txt", b"pkg/lone.txt"):
+            e.lie_crc = zlib.crc32(e.data) ^ 1
+    rc, out, _ = check(write(tmp_path, zip_bytes(entries)), capsys, "--jobs", jobs)
+    assert rc == 1
+    got = sorted(findings(out))
+    assert len(got) == 2 and all("Bad CRC-32" in m for m in got), got
+    assert got[0].startswith("pkg/lone.txt: ") and got[1].startswith("pkg/m3.txt: ")
+    path = tmp_path / WHEEL
+    with open_wheel(path) as source:
+        jobs = {j.path: j for j in make_jobs(source)}
+    reader = MemberReader(path, None, (), 10.0)
+    try:
+        assert reader.small(jobs["pkg/lone.txt"]) is None  # (no window: one pread)
+        fmt, digest, data = reader.small(jobs["pkg/m2.txt"])
+        assert (fmt, data) == (None, None) and digest == record_hash(entries[2].data)
+    finally:
+        reader.close()
+
+
 @pytest.mark.parametrize("method", [0, 8])
 def test_declared_size_smaller_than_the_data(tmp_path, capsys, method):
     entries = wheel_entries([("pkg/data.bin", b"A" * 5000)])

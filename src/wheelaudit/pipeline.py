@@ -86,6 +86,7 @@ except ImportError:  # pragma: no cover - depends on the environment
         from zlib_ng import zlib_ng as _zlib  # type: ignore[no-redef]
     except ImportError:
         _zlib = zlib  # type: ignore[assignment]
+_sha256 = hashlib.sha256
 _PREAD_MAX = 1 << 30
 
 
@@ -165,7 +166,7 @@ def fat_regions(head: bytes, size: int) -> list[tuple[int, int]]:
 # Jobs and results
 
 
-@dataclass
+@dataclass(slots=True)  # (slots: 13,691 of each on a torch wheel, made, and freed, by the parent)
 class Job:
     """One member to read: where it is, in the parent's member list and in the file."""
 
@@ -177,7 +178,7 @@ class Job:
     zip: tuple[int, int, int, bytes] | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class Record:
     """What the hash check needs of a member (``MemberData`` without the bytes)."""
 
@@ -355,34 +356,55 @@ class MemberReader:
         return record, data
 
     def _read_small(self, job: Job) -> tuple[Record, object | None]:
-        """A small zip member in one piece: one ``pread`` (usually from the prefetched window),
-        one ``decompress``; the same checks as the streaming path (size, CRC)."""
-        assert job.zip is not None
-        header_offset, method, crc, raw_name = job.zip
-        head = self._pread(30 + len(raw_name), header_offset)
-        if len(head) < 30:
+        got = self.small(job)
+        if got is None:
             raise _Fallback
-        sig, _v, flags, _m, _t, _d, _c, _cs, _us, nlen, xlen = _LOCAL_HEADER.unpack_from(head)
-        if sig != b"PK\x03\x04" or flags & 0x61 or nlen != len(raw_name) or head[30:] != raw_name:
-            raise _Fallback
-        raw = self._pread(job.compressed, header_offset + 30 + nlen + xlen)
-        if len(raw) != job.compressed:
-            raise _Fallback
+        fmt, digest, data = got
+        return Record(fmt, digest, job.size), data
+
+    def small(self, job: Job) -> tuple[str | None, str, bytes | None] | None:
+        """A small zip member (``job.size`` and ``job.compressed`` up to :data:`SMALL`) in one
+        piece, from the prefetched window or one ``pread``, one ``decompress``: (format, digest,
+        its bytes if it is native), or None when anything about it is unusual (a header that
+        disagrees, a stream that ends early or late, a size or CRC that lies): then the
+        streaming path and, failing it, the reference path read it, with their checks and words.
+
+        The worker's loop calls this first for each small member (12,858 of torch's macOS wheel:
+        0.48 -> 0.42 s, against 0.35 s of inflating, hashing and CRC alone), so the common case
+        is one call and no exception."""
+        header_offset, method, crc, raw_name = job.zip  # type: ignore[misc]
+        nlen = len(raw_name)
+        w = self._window
+        if w is not None and w[0] <= header_offset and header_offset + 30 + nlen <= w[0] + len(w[1]):
+            buf, at = w[1], header_offset - w[0]
+        else:
+            buf, at = _pread(self.fd, 30 + nlen, header_offset), 0
+            if len(buf) < 30 + nlen:
+                return None
+        sig, _v, flags, _m, _t, _d, _c, _cs, _us, lnlen, xlen = _LOCAL_HEADER.unpack_from(buf, at)
+        if sig != b"PK\x03\x04" or flags & 0x61 or lnlen != nlen or buf[at + 30:at + 30 + nlen] != raw_name:
+            return None
+        at += 30 + nlen + xlen
+        if at + job.compressed <= len(buf):
+            raw = buf[at:at + job.compressed]
+        else:
+            raw = _pread(self.fd, job.compressed, header_offset + 30 + nlen + xlen)
+            if len(raw) != job.compressed:
+                return None
         if method == 8:
+            inflate = _zlib.decompressobj(-15)
             try:
-                inflate = _zlib.decompressobj(-15)
                 data = inflate.decompress(raw, job.size + 1)
             except _zlib.error:
-                raise _Fallback from None
+                return None
             if not inflate.eof:
-                raise _Fallback
+                return None
         else:
             data = raw
         if len(data) != job.size or _zlib.crc32(data) != crc:
-            raise _Fallback
+            return None
         fmt = detect(data[:MAGIC_SIZE]) if len(data) >= 4 else None
-        record = Record(fmt, _record_hash(hashlib.sha256(data).digest()), len(data))
-        return record, (data if fmt is not None else None)
+        return fmt, _record_hash(_sha256(data).digest()), (data if fmt is not None else None)
 
     def _read_fast(self, job: Job) -> tuple[Record, object | None]:
         if self.is_zip and job.zip is None:
@@ -784,10 +806,18 @@ def _worker(conn, path: str, root: str | None, needles: tuple[bytes, ...], timeo
             reader.prefetch(batch)
             plain: list[tuple] = []  # records of the non-native members, sent with "idle"
             for job in batch:
-                record, data = reader.read(job)
-                if record.format is None:
-                    plain.append((job.index, *_record_fields(record)))
+                small = job.zip is not None and job.size <= SMALL and job.compressed <= SMALL
+                got = reader.small(job) if small else None
+                if got is None:
+                    record, data = reader.read(job)
+                    if record.format is None:
+                        plain.append((job.index, *_record_fields(record)))
+                        continue
+                elif got[0] is None:  # (the common case: a small member that is not native)
+                    plain.append((job.index, None, got[1], job.size, None))
                     continue
+                else:
+                    record, data = Record(got[0], got[1], job.size), got[2]
                 _send(conn, ("rec", job.index, _record_fields(record)))  # and its reading starts (the bound runs)
                 binary = reader.parse(job, record, data)
                 del data
