@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -81,6 +81,10 @@ class Wheel:
         return sorted({t.split("-")[-1] for t in self.tags})
 
 
+#: what RECORD says of a member that agrees with it (one shared empty tuple: 13,000 members a torch wheel)
+_AGREES: tuple[Finding, ...] = ()
+
+
 def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interest: Interest | None = None,
          jobs: int | None = None, timeout: float | None = None, progress: bool | None = None) -> Wheel:
     """Scan a ``.whl`` or an unpacked/installed tree.
@@ -132,7 +136,7 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
         try:
             if pool is None and njobs > 1 and len(work) > 1:
                 pool = Pool(p, root, needles, njobs, bound, interest=interest)
-            checked: dict[int, list[Finding]] = {}  # RECORD's word on each member, as it arrives
+            checked: dict[int, Sequence[Finding]] = {}  # RECORD's word on each member, as it arrives
             if pool is not None:
                 pool.progress = bar.advance
                 record = RecordChecker(source)  # (the workers are busy meanwhile)
@@ -141,7 +145,7 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
                 def on_record(idx: int, rec) -> None:
                     m = members[idx]
                     if rec.error is None and record.agrees(m.path, m.size, rec.digest, rec.size):
-                        checked[idx] = []
+                        checked[idx] = _AGREES
                         return
                     checked[idx] = record.member_findings(MemberData(m, rec.format, None, rec.digest, rec.size,
                                                                      rec.error))

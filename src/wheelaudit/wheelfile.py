@@ -56,7 +56,7 @@ class NotAWheel(Exception):
     """The path is not a wheel (or cannot be read as one): a usage error, exit 2."""
 
 
-@dataclass
+@dataclass(slots=True)
 class Member:
     """A regular file inside the wheel."""
 
