@@ -377,8 +377,9 @@ def test_the_command_ends_quickly_but_loses_nothing(fixture_wheels, tmp_path):
 
 def test_a_command_sets_up_only_its_own_parser(fixture_wheels, capsys):
     """``wheelaudit COMMAND ...`` imports and sets up that command's module alone (the others' cost
-    15 ms before a check's first worker starts); the help without a command lists them all, and
-    an unknown command is still refused with the list."""
+    15 ms before a check's first worker starts), and a check the renderer of its ``--format``
+    alone; the help without a command lists them all, and an unknown command is still refused
+    with the list."""
     import subprocess
     import sys
 
@@ -386,10 +387,13 @@ def test_a_command_sets_up_only_its_own_parser(fixture_wheels, capsys):
 
     code = ("import sys; from wheelaudit.cli import main; "
             f"rc = main(['check', {str(fixture_wheels['linux_clean'])!r}, '--format', 'json']); "
-            "print('MODULES', sorted(m for m in sys.modules if m.startswith('wheelaudit.commands.')), rc)")
+            "print('MODULES', sorted(m for m in sys.modules if m.startswith(('wheelaudit.commands.', "
+            "'wheelaudit.render.'))), rc)")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     last = run.stdout.strip().splitlines()[-1]
-    assert last.rsplit(" ", 1) == ["MODULES ['wheelaudit.commands.check', 'wheelaudit.commands.common']", "1"], run.stderr
+    # (and of the renderers, the one asked for)
+    assert last.rsplit(" ", 1) == ["MODULES ['wheelaudit.commands.check', 'wheelaudit.commands.common', "
+                                   "'wheelaudit.render.json']", "1"], run.stderr
     sub = next(a for a in build_parser("owners")._actions if a.dest == "command")
     assert list(sub.choices) == ["owners"]
     sub = next(a for a in build_parser()._actions if a.dest == "command")

@@ -59,6 +59,37 @@ def test_jobs_give_equal_results(fixture_wheels):
         assert r1 == r2, name
 
 
+def test_meanwhile_runs_while_workers_read_and_the_command_keeps_what_a_scan_leaves(fixture_wheels, monkeypatch):
+    """``scan(meanwhile=...)`` is called once when the scan uses worker processes, and while the
+    largest member's worker reads when it starts early (the command line imports the evaluation
+    there), not at all in one process; ``scan.RETAIN`` (set by ``cli.console``) holds the last
+    scan's working structures, one scan's at a time."""
+    import importlib
+    import multiprocessing
+
+    scan_module = importlib.import_module("wheelaudit.scan")
+    assert scan_module.RETAIN is None  # (a library call frees what it made)
+    path = fixture_wheels["macos_clean"]
+    calls: list[tuple[str, int]] = []
+    scan(path, jobs=1, meanwhile=lambda: calls.append(("one", 0)))
+    assert calls == []
+    scan(path, jobs=2, meanwhile=lambda: calls.append(("two", len(multiprocessing.active_children()))))
+    assert [c[0] for c in calls] == ["two"]
+    real = pipeline.quick_largest
+    monkeypatch.setattr(pipeline, "quick_largest", lambda p, min_size=0: real(p, 0))  # (any member starts early)
+    scan(path, jobs=2, meanwhile=lambda: calls.append(("early", len(multiprocessing.active_children()))))
+    assert calls[1][0] == "early" and calls[1][1] >= 1
+    monkeypatch.setattr(pipeline, "quick_largest", real)
+    monkeypatch.setattr(scan_module, "RETAIN", [])
+    first = scan(path, jobs=2)
+    (kept,) = scan_module.RETAIN
+    source, work, outcome, checked, record = kept
+    assert len(work) == len(outcome) == len(checked) == len(first.files)
+    scan(fixture_wheels["linux_clean"], jobs=2)
+    (again,) = scan_module.RETAIN
+    assert again is not kept and again[0].path != source.path
+
+
 def test_jobs_on_an_unpacked_tree(fixture_wheels, tmp_path):
     import zipfile
 

@@ -60,6 +60,7 @@ def console() -> None:
     import gc
 
     gc.set_threshold(100_000, 50, 100)
+    importlib.import_module(".scan", __package__).RETAIN = []  # (nor its working structures, see there)
     code = main()
     atexit._run_exitfuncs()  # (what interpreter shutdown would run, in the same order)
     for stream in (sys.stdout, sys.stderr):

@@ -44,8 +44,9 @@ def resolve_rules(rules_arg: str | None):
 
 
 def run(args: argparse.Namespace) -> int:
-    # (evaluation and rendering are imported after the scan has started its workers: the first
-    # one starts on the largest member as soon as the rules are read)
+    # (evaluation and rendering are imported while the scan's workers read, not before the
+    # first one starts: it starts on the largest member as soon as the rules are read; nor
+    # after the last one ends, when a core would idle meanwhile)
     from ..scan import scan
 
     ruleset = resolve_rules(args.rules)
@@ -53,18 +54,30 @@ def run(args: argparse.Namespace) -> int:
     ignore = split_codes(args.ignore)
     strings = ruleset.strings() if ruleset is not None else []
     interest = ruleset.interest() if ruleset is not None else None
+
+    def prepare() -> None:
+        from .. import api  # noqa: F401 - (evaluate, linkage, platforms, packaging.requirements)
+        from ..render import renderer
+
+        renderer(args.format)
+
     if args.together:
         from ..together import scan_together
 
         wheels = [scan_together([Path(w) for w in args.wheels], strings=strings, interest=interest, jobs=args.jobs)]
     else:
-        wheels = [scan(Path(w), strings=strings, interest=interest, jobs=args.jobs) for w in args.wheels]
+        wheels = [scan(Path(w), strings=strings, interest=interest, jobs=args.jobs, meanwhile=prepare)
+                  for w in args.wheels]
     from ..api import audit_wheels
     from ..render import renderer
-    from ..render.text import use_color
 
     report = audit_wheels(wheels, ruleset, select=select, ignore=ignore, fail_on=args.fail_on)
     render = renderer(args.format)
     with output_stream(args.output) as out:
-        render(report, out, args.format == "text" and use_color(out, args.no_color))
+        color = False
+        if args.format == "text":
+            from ..render.text import use_color
+
+            color = use_color(out, args.no_color)
+        render(report, out, color)
     return report.exit_code
