@@ -904,9 +904,10 @@ class Pool:
             w.kill()
         self.workers = []
 
-    def run(self, jobs: Sequence[Job], on_record: Callable[[int, Record], None] | None = None) -> Outcome:
-        """The outcome of every job; ``on_record(index, record)`` is called as each member's hash
-        record arrives (the parent has the time while it waits: RECORD is checked meanwhile)."""
+    def run(self, jobs: Sequence[Job], on_records: Callable[[list[tuple[int, Record]]], None] | None = None) -> Outcome:
+        """The outcome of every job; ``on_records([(index, record), ...])`` is called as members'
+        hash records arrive, a worker's message at a time (the parent has the time while it
+        waits: RECORD is checked meanwhile)."""
         from multiprocessing.connection import wait
 
         early = self.early
@@ -975,8 +976,8 @@ class Pool:
                         idx = real(msg[1])
                         if idx is not None:
                             rec = records[idx] = Record(*msg[2])
-                            if on_record is not None:
-                                on_record(idx, rec)
+                            if on_records is not None:
+                                on_records([(idx, rec)])
                             if progress is not None:
                                 progress(rec.size - w.partial)
                         w.partial = 0
@@ -986,17 +987,20 @@ class Pool:
                         idx = real(msg[1])
                         if idx is not None:
                             out[idx] = (records[idx], msg[2])
-                    elif kind == "idle":
+                    elif kind == "idle":  # (the records of a batch's plain members: 256 at most)
                         size = 0
-                        for i, *fields in msg[1]:
-                            w.done.add(i)
-                            idx = real(i)
+                        arrived: list[tuple[int, Record]] = []
+                        done = w.done
+                        for i, fmt, digest, nbytes, error in msg[1]:
+                            done.add(i)
+                            idx = i if i >= 0 else alias.get(i)
                             if idx is not None:
-                                rec = records[idx] = Record(*fields)
+                                rec = records[idx] = Record(fmt, digest, nbytes, error)
                                 out[idx] = (rec, None)
-                                size += rec.size
-                                if on_record is not None:
-                                    on_record(idx, rec)
+                                size += nbytes
+                                arrived.append((idx, rec))
+                        if on_records is not None and arrived:
+                            on_records(arrived)
                         if progress is not None and size:
                             progress(size)
                         if pending:

@@ -155,16 +155,18 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
                 if meanwhile is not None:
                     meanwhile()
 
-                def on_record(idx: int, rec) -> None:
-                    m = members[idx]
-                    if rec.error is None and record.agrees(m.path, m.size, rec.digest, rec.size):
-                        checked[idx] = _AGREES
-                        return
-                    checked[idx] = record.member_findings(MemberData(m, rec.format, None, rec.digest, rec.size,
-                                                                     rec.error))
+                def on_records(arrived) -> None:
+                    agrees = record.agrees
+                    for idx, rec in arrived:
+                        m = members[idx]
+                        if rec.error is None and agrees(m.path, m.size, rec.digest, rec.size):
+                            checked[idx] = _AGREES
+                        else:
+                            checked[idx] = record.member_findings(MemberData(m, rec.format, None, rec.digest,
+                                                                             rec.size, rec.error))
 
                 with bar:
-                    outcome = pool.run(work, on_record)
+                    outcome = pool.run(work, on_records)
             else:
                 record = RecordChecker(source)
                 # (one process, as --jobs 1 says: no fork for a big export trie either)
