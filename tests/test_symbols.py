@@ -64,3 +64,49 @@ def test_strong_only_and_imports():
     assert imports.any(SymbolPattern("executorch::runtime::get_num_registered_backends"))
     assert imports.any(SymbolPattern("malloc"))
     assert not imports.any(SymbolPattern("executorch::runtime::get_backend_class"))
+
+
+# --------------------------------------------------------------------------------------------
+# readers._columns: records kept by a mask, a slice per run
+
+
+from array import array  # noqa: E402
+from itertools import compress  # noqa: E402
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from wheelaudit.readers import _columns  # noqa: E402
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(1, 40)), max_size=40), st.integers(0, 2**32 - 1))
+def test_select_and_pick_keep_what_compress_keeps(spans, seed):
+    """Masks made of runs (as linkers order symbol tables) and scattered ones (past the run limit:
+    the element-wise way), with bytes other than 0 and 1 counted as selected: the same records
+    as ``itertools.compress``, and ``pick`` keeps the type of its values."""
+    import random
+
+    rng = random.Random(seed)
+    mask = bytearray()
+    for value, length in spans:  # value 0: not selected; 1-3: selected
+        mask += bytes([value]) * length
+    if rng.random() < 0.3:  # scattered: more runs than the limit
+        mask = bytearray(rng.choice((0, 0, 1, 2)) for _ in range(rng.randrange(0, 3000)))
+    mask = bytes(mask)
+    n = len(mask)
+    u32 = array("I", (rng.randrange(2**32) for _ in range(n)))
+    raw = bytes(rng.randrange(256) for _ in range(n))
+    for values in (u32, raw, range(n), tuple(range(n, 2 * n)), list(u32)):
+        assert _columns.select(values, mask) == list(compress(values, mask))
+    got = _columns.pick(u32, mask)
+    assert isinstance(got, array) and got.typecode == u32.typecode and got == array("I", compress(u32, mask))
+    got = _columns.pick(raw, mask)
+    assert isinstance(got, bytes) and got == bytes(compress(raw, mask))
+
+
+def test_runs_of_a_mask():
+    assert _columns.runs(b"") == []
+    assert _columns.runs(b"\0\0") == []
+    assert _columns.runs(b"\1\1\0\2\0\0\1") == [(0, 2), (3, 4), (6, 7)]
+    assert _columns.runs(b"\1\0" * 100) is None  # (scattered: compress is cheaper)

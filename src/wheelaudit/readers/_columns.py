@@ -3,16 +3,18 @@
 A table of fixed-size records (ELF ``Elf64_Sym``, Mach-O ``nlist_64``) is a byte string; the
 bytes of one field in every record are ``raw[offset::entsize]``, and ``bytes.translate``
 classifies each of them at once. Per-record conditions become byte masks (one byte per record,
-0 or 1) combined with integer ``&``/``|``; ``itertools.compress`` then keeps the records a mask
-selects. Used by the readers' fast paths, which fall back to their per-record loops whenever
-anything is unusual (so errors keep their exact messages).
+0 or 1) combined with integer ``&``/``|``; :func:`select` and :func:`pick` then keep the
+records a mask selects (a slice per run of them). Used by the readers' fast paths, which fall
+back to their per-record loops whenever anything is unusual (so errors keep their exact
+messages).
 """
 
 from __future__ import annotations
 
 import sys
 from array import array
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from itertools import compress
 
 _U32 = "I" if array("I").itemsize == 4 else "L"
 
@@ -64,10 +66,54 @@ def nonzero_u32(raw: bytes, offset: int, stride: int) -> bytes:
     return mask_or(*(raw[offset + k::stride] for k in range(4))).translate(NONZERO)
 
 
-def select(values: Iterable, mask: bytes) -> list:
-    from itertools import compress
+def runs(mask: bytes) -> list[tuple[int, int]] | None:
+    """The runs of selected records of a mask, ``[(start, end), ...]``, found with ``find``; None
+    when there are so many that an element-wise pass is cheaper (a scattered mask)."""
+    mask = mask.translate(NONZERO)  # (0/1 whatever the mask's bytes)
+    find = mask.find
+    n = len(mask)
+    limit = 16 + n // 64
+    out: list[tuple[int, int]] = []
+    start = find(1)
+    while start >= 0:
+        end = find(0, start)
+        if end < 0:
+            end = n
+        out.append((start, end))
+        if len(out) > limit:
+            return None
+        start = find(1, end)
+    return out
 
-    return list(compress(values, mask))
+
+def select(values: Sequence, mask: bytes) -> list:
+    """``values[i]`` for each ``i`` where ``mask[i]`` is not 0, in order, as a list.
+
+    A run of selected records is taken as one slice: linkers put a table's local symbols
+    together (one run for the 430,434 entries of libtorch_cpu.dylib's symbol table, 393,749 of
+    them kept: 22 ms -> under 1 ms), and a mask with few runs costs a ``find`` per run; a
+    scattered one is read element-wise (:func:`itertools.compress`)."""
+    found = runs(mask)
+    if found is None:
+        return list(compress(values, mask))
+    out: list = []
+    for start, end in found:
+        out.extend(values[start:end])
+    return out
+
+
+def pick(values: bytes | array, mask: bytes) -> bytes | array:
+    """:func:`select` for a ``bytes`` or an ``array``, whose type the result keeps."""
+    found = runs(mask)
+    if found is None:
+        chosen = compress(values, mask)
+        return bytes(chosen) if isinstance(values, bytes) else array(values.typecode, chosen)
+    if isinstance(values, bytes):
+        return b"".join([values[start:end] for start, end in found])
+    out = array(values.typecode)
+    for start, end in found:
+        out += values[start:end]
+    return out
 
 
 def u32_array(values: Iterable[int]) -> array:

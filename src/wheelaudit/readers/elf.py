@@ -16,7 +16,7 @@ from __future__ import annotations
 import operator
 import struct
 from collections.abc import Sequence
-from itertools import compress, repeat
+from itertools import repeat
 
 from .. import symbols as _symbols
 from ..facts import Dependency, Kind, Rpath, Slice, Symbol
@@ -838,8 +838,8 @@ class _Reader:
             versions = tuple(vmap[v] for v in distinct)
             pos = {v: k for k, v in enumerate(distinct)}
             vindex = (bytes if len(distinct) < 256 else _C.u32_array)(map(pos.__getitem__, vals))
-        exports = _symbols.SymbolTable(strtab, _C.u32_array(_C.select(names, exported)),
-                                       bytes(_C.select(info.translate(_EXPORT_CODE), exported)), versions, vindex)
+        exports = _symbols.SymbolTable(strtab, _C.pick(names, exported),
+                                       _C.pick(info.translate(_EXPORT_CODE), exported), versions, vindex)
         find = strtab.find
         imports = list(dict.fromkeys(strtab[o:find(b"\0", o)].decode("ascii") for o in _C.select(names, undefined)))
         return exports, imports
@@ -850,10 +850,10 @@ class _Reader:
         info, other, defined, named = self._columns(raw, entsize)
         ok = _C.mask_or(info.translate(_LOCAL_BOUND), _C.mask_and(info.translate(_LOCAL_TYPED), other.translate(_HIDDEN_VIS)))
         kept = _C.mask_and(named, defined, ok)
-        offsets = _C.u32_array(compress(_C.u32_column(raw, 0, entsize, self.little), kept))
+        offsets = _C.pick(_C.u32_column(raw, 0, entsize, self.little), kept)
         if not self._names_ok(offsets, strtab) or not self._no_at(strtab, offsets):
             return None
-        codes = bytes(compress(info.translate(_LOCAL_CODE), kept))
+        codes = _C.pick(info.translate(_LOCAL_CODE), kept)
         # a (name, type) pair seen again (the same static function in two objects) is dropped
         # by the table when it is first read as a whole (unique=False), as the loop drops it here
         table = _symbols.SymbolTable(strtab, offsets, codes, unique=False)

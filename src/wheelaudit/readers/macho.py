@@ -764,19 +764,18 @@ class _Image:
         n_sect = _C.column(table, 5, entsize)
         kept = n_type.translate(_LOCAL_TYPE)  # defined, not exported, not a stab
         in_sect = _C.mask_and(kept, n_type.translate(_IS_SECT))
-        sects = set(_C.select(n_sect, in_sect))
-        if sects and (min(sects) < 1 or max(sects) > nsects):
-            return None
+        if 1 in _C.mask_and(in_sect, n_sect.translate(_C.table(lambda k: not 0 < k <= nsects))):
+            return None  # (a section number out of range)
         strx = _C.u32_column(table, 0, entsize, little)
-        offsets = _C.select(strx, kept)
+        offsets = _C.pick(strx, kept)
         strtab = bytes(self.data[str_start:str_end])
         if not strtab.isascii() or (offsets and (min(offsets) == 0 or max(offsets) > strtab.rfind(b"\0"))):
             return None
         # type: data for N_ABS, else by the section's instructions; binding local
         sect_data = n_sect.translate(bytes(int(not (0 < k <= nsects and code[k])) for k in range(256)))
         types = _C.mask_or(_C.mask_and(sect_data, n_type.translate(_IS_SECT)), n_type.translate(_IS_ABS))
-        codes = bytes(_C.select(types.translate(_LOCAL_CODES), kept))
-        local_syms = _symbols.SymbolTable(strtab, _C.u32_array(offsets), codes, underscore=True)
+        codes = _C.pick(types.translate(_LOCAL_CODES), kept)
+        local_syms = _symbols.SymbolTable(strtab, offsets, codes, underscore=True)
         # imports: external undefined (not common) or prebound entries, few enough for a loop
         imports: list[str] = []
         seen: set[bytes] = set()
