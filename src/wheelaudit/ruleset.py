@@ -20,7 +20,6 @@ Conventions (also in the README):
 from __future__ import annotations
 
 import datetime as _dt
-import difflib
 import os
 import re
 import sys
@@ -645,6 +644,8 @@ def _suggest(word: str, choices: Iterable[str]) -> str | None:
     for c in choices:
         if c == norm:
             return c
+    import difflib  # (only for a rules file with a mistake: not imported before a check's first worker)
+
     hits = difflib.get_close_matches(norm, choices, n=1, cutoff=0.6)
     return hits[0] if hits else None
 
@@ -872,6 +873,8 @@ def _array_of_tables(ctx: _Ctx, data: Mapping[str, Any], key: str) -> list[dict[
 
 
 def _unknown_name(ctx: _Ctx, path: KeyPath, name: str, known: Sequence[str]) -> RulesError:
+    import difflib
+
     hint = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
     if hint:
         return ctx.error(path, f'no component is named "{name}" (did you mean "{hint[0]}"?)')
