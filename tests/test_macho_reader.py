@@ -1138,6 +1138,11 @@ def test_symbol_table_corruption() -> None:
     struct.pack_into("<I", image, symoff, 0x100000)  # the only name, past the string table
     assert_malformed(bytes(image), "past the string table")
     assert_malformed(Synth(symbols=[(b"_a", N_SECT, 9, 0, 0x1000)]).build(), "refers to section 9")
+    # with an export trie the locals are read a column at a time (fast_symtab): the same words
+    trie = encode_trie({b"_b": term_regular(0x1000)})
+    assert_malformed(Synth(symbols=[(b"_a", N_SECT, 9, 0, 0x1000)], trie=trie).build(), "refers to section 9")
+    assert_malformed(Synth(symbols=[(b"_ok", N_SECT, 1, 0, 0x1000), (b"_a", N_SECT, 0, 0, 0x1000)], trie=trie).build(),
+                     "refers to section 0")
 
 
 def _fat_entries(data: bytes) -> list[int]:

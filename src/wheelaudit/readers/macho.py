@@ -765,7 +765,7 @@ class _Image:
         kept = n_type.translate(_LOCAL_TYPE)  # defined, not exported, not a stab
         in_sect = _C.mask_and(kept, n_type.translate(_IS_SECT))
         if 1 in _C.mask_and(in_sect, n_sect.translate(_C.table(lambda k: not 0 < k <= nsects))):
-            return None  # (a section number out of range)
+            return None  # (a section number out of range: the loop says which)
         strx = _C.u32_column(table, 0, entsize, little)
         offsets = _C.pick(strx, kept)
         strtab = bytes(self.data[str_start:str_end])
