@@ -14,6 +14,8 @@ sys.path.insert(0, ".")
 from fuzz.mutate import mutate_bytes, hot_regions, tiny_wheel
 from wheelaudit import scan, pipeline
 from wheelaudit.readers import elf, detect
+if len(sys.argv) < 2 or not Path(sys.argv[1]).is_dir():
+    sys.exit(__doc__.split("\n\n", 1)[1])  # (the usage lines)
 root = Path(sys.argv[1])
 files = [p for p in root.rglob("*") if p.is_file() and not p.is_symlink() and p.stat().st_size > 64]
 bins = []
