@@ -63,7 +63,8 @@ def test_meanwhile_runs_while_workers_read_and_the_command_keeps_what_a_scan_lea
     """``scan(meanwhile=...)`` is called once when the scan uses worker processes, and while the
     largest member's worker reads when it starts early (the command line imports the evaluation
     there), not at all in one process; ``scan.RETAIN`` (set by ``cli.console``) holds the last
-    scan's working structures, one scan's at a time."""
+    scan's working structures, one scan's at a time, and only then are objects frozen out of
+    the cyclic collector's way."""
     import importlib
     import multiprocessing
 
@@ -80,14 +81,23 @@ def test_meanwhile_runs_while_workers_read_and_the_command_keeps_what_a_scan_lea
     scan(path, jobs=2, meanwhile=lambda: calls.append(("early", len(multiprocessing.active_children()))))
     assert calls[1][0] == "early" and calls[1][1] >= 1
     monkeypatch.setattr(pipeline, "quick_largest", real)
+    import gc
+
+    frozen = gc.get_freeze_count()  # (whatever the session froze before: none, as a rule)
+    scan(path, jobs=2)
+    assert gc.get_freeze_count() == frozen  # a library call leaves the collector alone
     monkeypatch.setattr(scan_module, "RETAIN", [])
-    first = scan(path, jobs=2)
-    (kept,) = scan_module.RETAIN
-    source, work, outcome, checked, record = kept
-    assert len(work) == len(outcome) == len(checked) == len(first.files)
-    scan(fixture_wheels["linux_clean"], jobs=2)
-    (again,) = scan_module.RETAIN
-    assert again is not kept and again[0].path != source.path
+    try:
+        first = scan(path, jobs=2)
+        assert gc.get_freeze_count() > frozen  # the command's process: out of the collector's way
+        (kept,) = scan_module.RETAIN
+        source, work, outcome, checked, record = kept
+        assert len(work) == len(outcome) == len(checked) == len(first.files)
+        scan(fixture_wheels["linux_clean"], jobs=2)
+        (again,) = scan_module.RETAIN
+        assert again is not kept and again[0].path != source.path
+    finally:
+        gc.unfreeze()
 
 
 def test_jobs_on_an_unpacked_tree(fixture_wheels, tmp_path):
