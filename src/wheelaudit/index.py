@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cache
 from itertools import compress
 
 from .facts import Symbol
@@ -40,17 +41,8 @@ def hints_of(pattern: SymbolPattern) -> tuple[bytes, tuple[bytes, ...] | None]:
     return h
 
 
-_selective_cache: dict[tuple[bytes, ...], bytes] = {}
-
-
+@cache  # (the same few patterns are asked about for every binary of a wheel)
 def _selective(hints: tuple[bytes, ...]) -> bytes:
-    got = _selective_cache.get(hints)
-    if got is None:
-        got = _selective_cache[hints] = _most_selective(hints)
-    return got
-
-
-def _most_selective(hints: tuple[bytes, ...]) -> bytes:
     """The hint to look up (the others are checked on its candidates): the rarest, guessed as the
     longest, with three characters of credit for the entity's own name, the last one
     (``10add_Tensor`` of ``at::_ops::add_Tensor::call``, not ``4call``; ``3add`` of
