@@ -762,3 +762,39 @@ def test_quick_largest_gives_up_on_odd_archives(tmp_path):
     odd = tmp_path / "x.whl"
     odd.write_bytes(b"not a zip at all")
     assert pipeline.quick_largest(odd) == (None, 0)
+
+
+@settings(max_examples=300, deadline=None)
+@given(names=st.lists(st.text(alphabet="abx", min_size=1, max_size=10).map(str.encode), min_size=1, max_size=10),
+       needles=st.lists(st.sampled_from([b"a", b"aa", b"ab", b"ba", b"aba", b"b", b"bab", b"x", b"xa"]),
+                        min_size=1, max_size=6),
+       picks=st.lists(st.tuples(st.integers(0, 9), st.integers(0, 9)), min_size=1, max_size=30),
+       order=st.sampled_from(["ascending", "shuffled"]))
+def test_locate_in_order_equals_brute_force(names, needles, picks, order):
+    """``locate`` on a table whose name offsets ascend (bisection for each string's entries,
+    as ld64's tables are read) and on the same entries out of order (one pass over the
+    offsets): the entries whose names hold each hint, as checking every name gives. Entries
+    start at a string's start or inside it (a shared tail)."""
+    import random
+
+    from wheelaudit.index import locate
+
+    blob = b"\0".join(names) + b"\0"
+    starts = [0]
+    for n in names[:-1]:
+        starts.append(starts[-1] + len(n) + 1)
+    offsets = []
+    for s, t in picks:
+        k = s % len(names)
+        offsets.append(starts[k] + t % len(names[k]))
+    if order == "ascending":
+        offsets.sort()
+    else:
+        random.Random(len(offsets)).shuffle(offsets)
+    table = SymbolTable(blob, offsets, bytes(len(offsets)), unique=False)
+    assert table.ascending() == (offsets == sorted(offsets))
+    expected = {h: {i for i, o in enumerate(offsets) if h in blob[o:blob.index(b"\0", o)]} for h in needles}
+    assert locate(table, needles) == expected
+    # the same table told its offsets are out of order: the other way, the same answer
+    unordered = SymbolTable(blob, offsets, bytes(len(offsets)), unique=False, ascending=False)
+    assert locate(unordered, needles) == expected

@@ -17,6 +17,7 @@ order.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -94,6 +95,18 @@ def locate(table: SymbolTable, hints: Iterable[bytes]) -> dict[bytes, set[int]]:
         for start, p in seen.items():
             by_start.setdefault(start, []).append((h, p))
     offsets = table.offsets
+    if table.ascending():
+        # the offsets in order (ld64's tables): the entries between a string's start and its
+        # last hit are one slice, found by bisection (libtorch_cpu.dylib's 393,749 locals:
+        # 45 ms for the pass below, about 1 ms)
+        for start, pairs in by_start.items():
+            lo = bisect_left(offsets, start)
+            for i in range(lo, bisect_right(offsets, max(p for _h, p in pairs), lo)):
+                o = offsets[i]
+                for h, p in pairs:
+                    if o <= p:
+                        hits[h].add(i)
+        return hits
     span = sum(p - start + 1 for seen in last.values() for start, p in seen.items())
     if span > max(1 << 20, 4 * len(offsets)):
         # hits far into very long names (a crafted table): the positions would not fit in

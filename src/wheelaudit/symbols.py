@@ -306,10 +306,11 @@ class SymbolTable(Sequence[Symbol]):
     """
 
     __slots__ = ("blob", "offsets", "codes", "versions", "vindex", "underscore", "_order", "_tails", "hits",
-                 "narrowed")
+                 "narrowed", "_ascending")
 
     def __init__(self, blob: bytes, offsets: Sequence[int], codes: bytes, versions: tuple[str | None, ...] = (None,),
-                 vindex: Sequence[int] | None = None, *, underscore: bool = False, unique: bool = True) -> None:
+                 vindex: Sequence[int] | None = None, *, underscore: bool = False, unique: bool = True,
+                 ascending: bool | None = None) -> None:
         self.blob = blob
         self.offsets = offsets if isinstance(offsets, array) else array("Q", offsets)
         self.codes = bytes(codes)
@@ -321,6 +322,16 @@ class SymbolTable(Sequence[Symbol]):
         self._tails: dict[int, list[tuple[int, int]]] | None = None
         self.hits: dict[bytes, set[int]] | None = None
         self.narrowed = False
+        self._ascending = ascending
+
+    def ascending(self) -> bool:
+        """Whether ``offsets`` never decrease (ld64 writes a string table in the order of its
+        symbols; ELF linkers do not), found once (``ascending=``: known by the reader)."""
+        if self._ascending is None:
+            from .readers._columns import ascending
+
+            self._ascending = ascending(self.offsets)
+        return self._ascending
 
     def tails(self) -> dict[int, list[tuple[int, int]]]:
         """Entries whose name starts inside another string of the blob (a linker that merges

@@ -11,6 +11,7 @@ messages).
 
 from __future__ import annotations
 
+import operator
 import sys
 from array import array
 from collections.abc import Callable, Iterable, Sequence
@@ -118,3 +119,44 @@ def pick(values: bytes | array, mask: bytes) -> bytes | array:
 
 def u32_array(values: Iterable[int]) -> array:
     return array(_U32, values)
+
+
+#: below this many values :func:`ascending` compares them one pair at a time
+ASCENDING_MIN = 4096
+
+
+def ascending(values: Sequence[int]) -> bool:
+    """Whether the values never decrease (an ``array``, or any sequence of ints).
+
+    A large table is first sampled (an unsorted one, the usual ELF ``.symtab``, costs next to
+    nothing), then an unsigned ``array`` is checked in a few big-integer operations instead of
+    a comparison per pair (a Python-level pass makes an int object per value: ``min`` alone
+    takes 23 ms over the 393,749 name offsets of libtorch_cpu.dylib's local symbols, this 14 ms
+    in all): the values but the first and the values but the last, as two integers of
+    fixed-width lanes, are subtracted, and ``d ^ y ^ x`` holds at each bit the borrow that came
+    into it. No lane has ``y < x`` exactly when no borrow crosses a lane boundary (the lowest
+    such lane would send one into the next) and the difference is not negative (a borrow out
+    of the top lane)."""
+    n = len(values)
+    if n < 2:
+        return True
+    le = operator.le
+    if n < ASCENDING_MIN:
+        return all(map(le, values, values[1:]))
+    sample = values[::n // 64]
+    if not all(map(le, sample, sample[1:])) or values[-1] < sample[-1]:
+        return False
+    if not (isinstance(values, array) and values.typecode in "BHILQ"):
+        return all(map(le, values, values[1:]))
+    width = values.itemsize
+    if sys.byteorder != "little" and width > 1:
+        values = array(values.typecode, values)
+        values.byteswap()
+    raw = values.tobytes()
+    x = int.from_bytes(raw[:-width], "little")  # values 0 .. n-2, value i in lane i
+    y = int.from_bytes(raw[width:], "little")  # values 1 .. n-1
+    d = y - x
+    if d < 0:
+        return False
+    lanes = int.from_bytes((b"\1" + bytes(width - 1)) * (n - 1), "little")  # the lowest bit of each lane
+    return not (d ^ y ^ x) & lanes

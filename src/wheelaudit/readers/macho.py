@@ -769,13 +769,17 @@ class _Image:
         strx = _C.u32_column(table, 0, entsize, little)
         offsets = _C.pick(strx, kept)
         strtab = bytes(self.data[str_start:str_end])
-        if not strtab.isascii() or (offsets and (min(offsets) == 0 or max(offsets) > strtab.rfind(b"\0"))):
+        if not strtab.isascii():
+            return None
+        in_order = _C.ascending(offsets)  # (as ld64 writes them: then the ends are the bounds)
+        if offsets and ((offsets[0] if in_order else min(offsets)) == 0
+                        or (offsets[-1] if in_order else max(offsets)) > strtab.rfind(b"\0")):
             return None
         # type: data for N_ABS, else by the section's instructions; binding local
         sect_data = n_sect.translate(bytes(int(not (0 < k <= nsects and code[k])) for k in range(256)))
         types = _C.mask_or(_C.mask_and(sect_data, n_type.translate(_IS_SECT)), n_type.translate(_IS_ABS))
         codes = _C.pick(types.translate(_LOCAL_CODES), kept)
-        local_syms = _symbols.SymbolTable(strtab, offsets, codes, underscore=True)
+        local_syms = _symbols.SymbolTable(strtab, offsets, codes, underscore=True, ascending=in_order)
         # imports: external undefined (not common) or prebound entries, few enough for a loop
         imports: list[str] = []
         seen: set[bytes] = set()
