@@ -646,6 +646,19 @@ def test_needles_that_overlap_are_all_found():
     assert can_overlap(b"ABCD", b"CDE") and can_overlap(b"ABCD", b"BC") and not can_overlap(b"AB", b"CD")
 
 
+@settings(max_examples=500, deadline=None)
+@given(a=st.binary(max_size=8) | st.text(alphabet="ab", max_size=8).map(str.encode),
+       b=st.binary(max_size=8) | st.text(alphabet="ab", max_size=8).map(str.encode))
+def test_can_overlap_equals_laying_one_over_the_other_everywhere(a, b):
+    """Two different needles can overlap when one, laid over the other at some position of
+    it, agrees with it where they meet (a prefix-suffix or containment); only the positions
+    of the first byte are tried, and the answer is the one trying every position gives."""
+    def everywhere(x, y):
+        return any(x[k:k + min(len(x) - k, len(y))] == y[:min(len(x) - k, len(y))] for k in range(len(x)))
+
+    assert can_overlap(a, b) == (a != b and (everywhere(a, b) or everywhere(b, a)))
+
+
 def test_stream_search_across_chunk_boundaries():
     data = b"..Failed to load the default metallib.." + b"-" * 1000 + b"XNNPACK"
     needles = [b"Failed to load the default metallib", b"XNNPACK", b"absent"]
