@@ -753,6 +753,35 @@ def test_largest_member_starts_early_with_the_same_results(fixture_wheels, monke
     assert _facts(scan(path, jobs=2)) == _facts(base)
 
 
+def test_workers_forked_with_the_jobs_are_given_indices(fixture_wheels, monkeypatch):
+    """A worker forked once the job list exists (all but the early one) is sent its batches as
+    indices into the jobs it inherited ("picks"); the early worker, forked before the list
+    existed, gets them whole ("batch"). The facts are those of one process either way, and of
+    workers that are given every batch whole."""
+    if pipeline._context().get_start_method() != "fork":
+        pytest.skip("workers inherit the jobs only when forked")
+    path = fixture_wheels["macos_fused"]
+    base = _facts(scan(path, jobs=1))
+    real_largest, real_send = pipeline.quick_largest, pipeline._send
+    monkeypatch.setattr(pipeline, "quick_largest", lambda p, min_size=0: real_largest(p, 0))
+    monkeypatch.setattr(pipeline, "plan", lambda jobs: [[j] for j in jobs])  # (a batch a member)
+    sent: list[str] = []
+
+    def spy(conn, obj):
+        if obj[0] in ("batch", "picks"):
+            sent.append(obj[0])
+        real_send(conn, obj)
+
+    monkeypatch.setattr(pipeline, "_send", spy)
+    assert _facts(scan(path, jobs=2)) == base
+    assert sent[0] == "batch" and "picks" in sent  # (the early job, then the others)
+    sent.clear()
+    real_init = pipeline._Worker.__init__
+    monkeypatch.setattr(pipeline._Worker, "__init__", lambda self, *a, **k: real_init(self, *a[:7], known=None))
+    assert _facts(scan(path, jobs=2)) == base
+    assert sent and set(sent) == {"batch"}
+
+
 def test_quick_largest_on_every_fixture_wheel(fixture_wheels):
     """The raw directory read picks what zipfile's list says is the largest member (the first
     of equal ones) and sums every member's size, on every fixture wheel."""

@@ -798,7 +798,7 @@ def _recv(conn):
 
 
 def _worker(conn, path: str, root: str | None, needles: tuple[bytes, ...], timeout: float, nice: int = 0,
-            interest: Interest | None = None) -> None:
+            interest: Interest | None = None, known: dict[int, Job] | None = None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles ^C
     if nice and hasattr(os, "nice"):
         try:
@@ -812,7 +812,8 @@ def _worker(conn, path: str, root: str | None, needles: tuple[bytes, ...], timeo
             msg = _recv(conn)
             if msg[0] == "stop":
                 return
-            batch = [Job(*t) for t in msg[1]]
+            # ("picks": indices into ``known``, the jobs this process was forked with)
+            batch = [known[i] for i in msg[1]] if msg[0] == "picks" else [Job(*t) for t in msg[1]]  # type: ignore[index]
             reader.prefetch(batch)
             plain: list[tuple] = []  # records of the non-native members, sent with "idle"
             for job in batch:
@@ -849,11 +850,12 @@ def _context():
 
 class _Worker:
     def __init__(self, ctx, path: Path, root: Path | None, needles: tuple[bytes, ...], timeout: float,
-                 nice: int = 0, interest: Interest | None = None) -> None:
+                 nice: int = 0, interest: Interest | None = None, known: dict[int, Job] | None = None) -> None:
         self.conn, child = ctx.Pipe(duplex=True)
         self.proc = ctx.Process(target=_worker, args=(child, str(path), None if root is None else str(root),
-                                                      needles, timeout, nice, interest),
+                                                      needles, timeout, nice, interest, known),
                                 name="wheelaudit-worker", daemon=True)
+        self.known = known  # (the jobs it has from the fork: given by index)
         self.proc.start()
         child.close()
         self.batch: list[Job] = []  # the batch in flight
@@ -863,7 +865,11 @@ class _Worker:
 
     def give(self, batch: list[Job]) -> None:
         self.batch, self.done, self.parsing = batch, set(), None
-        _send(self.conn, ("batch", [(j.index, j.path, j.size, j.compressed, j.zip) for j in batch]))
+        known = self.known
+        if known is not None and all(known.get(j.index) is j for j in batch):
+            _send(self.conn, ("picks", [j.index for j in batch]))
+        else:
+            _send(self.conn, ("batch", [(j.index, j.path, j.size, j.compressed, j.zip) for j in batch]))
 
     def stop(self) -> None:
         try:
@@ -895,12 +901,17 @@ class Pool:
         self.workers: list[_Worker] = []
         self.pending: list[list[Job]] = []
         self.early: Job | None = None
+        # the jobs by index, once run() has them: a worker forked after that inherits them and
+        # is given its batches as indices (the parent pickled 13,691 jobs' paths and zip fields
+        # for torch's macOS wheel, 22 ms, and the worker unpickled them); None: given whole
+        self.known: dict[int, Job] | None = None
 
     def spawn(self, batch: list[Job]) -> None:
         # the first worker takes the largest member, the critical path; the others, whose work
         # can wait, run at a lower priority so that it gets the cores first (NICE: 0 turns it off)
+        known = self.known if self.ctx.get_start_method() == "fork" else None  # (others would pickle it)
         w = _Worker(self.ctx, self.path, self.root, self.needles, self.timeout, NICE if self.workers else 0,
-                    self.interest)
+                    self.interest, known)
         self.workers.append(w)
         w.give(batch)
 
@@ -913,6 +924,7 @@ class Pool:
         for w in self.workers:
             w.kill()
         self.workers = []
+        self.known = None
 
     def run(self, jobs: Sequence[Job], on_records: Callable[[list[tuple[int, Record]]], None] | None = None) -> Outcome:
         """The outcome of every job; ``on_records([(index, record), ...])`` is called as members'
@@ -930,7 +942,7 @@ class Pool:
                 alias[-1] = same.index
                 rest = [j for j in jobs if j is not same]  # (messages about -1 are translated)
         self.pending = plan(rest)
-        by_index = {j.index: j for j in jobs}
+        by_index = self.known = {j.index: j for j in jobs}
         out: Outcome = {}
         records: dict[int, Record] = {}
         workers, pending, njobs, timeout, progress = self.workers, self.pending, self.njobs, self.timeout, self.progress
