@@ -623,15 +623,16 @@ class _ExportsHelper:
     0.25 s of the 0.55 s the worker spends on it after inflating), and it ends the scan: the
     other worker is done by then and a core idles. Forked once the member is read (and only
     when no other thread runs: the spool thread has ended), the child reads the trie
-    (``macho.exports_of``), locates the hints in the table (as :func:`refine` would), and
-    pickles it back through a pipe; this process reads the symbol table meanwhile
-    (``read_binary(defer_exports=True)``). Anything amiss in the child (an error, a crash, a
+    (``macho.exports_of``) and pickles it back through a pipe; this process reads the symbol
+    table meanwhile (``read_binary(defer_exports=True)``), then locates the hints in the
+    exports (as :func:`refine` would; here, not in the child, whose walk is the longer of the
+    two: 13 ms of the child's, 8 ms here with the hints' automaton built). Anything amiss in the child (an error, a crash, a
     malformed trie) and the exports are read here instead: the result is always the
     one-process one. Linux only (macOS's system libraries do not support fork without exec).
     On torch's macOS wheel: the dylib's reading 0.50 -> 0.38 s, ``check`` about 0.05-0.1 s."""
 
-    def __init__(self, pid: int, fd: int) -> None:
-        self.pid, self.fd = pid, fd
+    def __init__(self, pid: int, fd: int, interest: Interest | None) -> None:
+        self.pid, self.fd, self.interest = pid, fd, interest
 
     @classmethod
     def start(cls, data, fmt: str | None, interest: Interest | None, timeout: float) -> _ExportsHelper | None:
@@ -648,7 +649,7 @@ class _ExportsHelper:
                 signal.setitimer(signal.ITIMER_REAL, timeout + 1)
                 try:
                     got = exports_of(data)
-                    msg = ("none",) if got is None else ("ok", _refined(got[0], interest, keep_all=True), got[1])
+                    msg = ("none",) if got is None else ("ok", got[0], got[1])
                 except Exception:  # noqa: BLE001 - any failure: the parent reads the trie itself
                     msg = ("failed",)
                 with os.fdopen(w, "wb") as out:
@@ -657,7 +658,7 @@ class _ExportsHelper:
             finally:
                 os._exit(code)
         os.close(w)
-        return cls(pid, r)
+        return cls(pid, r, interest)
 
     def merge(self, binary: Binary | None) -> bool:
         """Put the child's exports into ``binary`` (read with the trie deferred); False when the
@@ -674,7 +675,7 @@ class _ExportsHelper:
             return True  # (the error is the whole reading's: it came before the trie)
         if msg[0] != "ok" or len(binary.slices) != 1:
             return False
-        binary.slices[0].exports = msg[1]
+        binary.slices[0].exports = _refined(msg[1], self.interest, keep_all=True)
         binary.slices[0].notes.extend(msg[2])
         return True
 

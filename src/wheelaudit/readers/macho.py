@@ -1119,6 +1119,6 @@ def _export_table(names: list[bytes], codes: bytes) -> _symbols.SymbolTable:
     """The exports as a SymbolTable: the names joined into one string table (demangled on use)."""
     blob = b"\0".join(names) + b"\0"
     offsets = _C.u32_array(accumulate((len(r) + 1 for r in names[:-1]), initial=0)) if names else _C.u32_array(())
-    table = _symbols.SymbolTable(blob, offsets, codes, underscore=True)
+    table = _symbols.SymbolTable(blob, offsets, codes, underscore=True, ascending=True)  # (offsets of joined names)
     table._tails = {}  # each name is a string of its own  # noqa: SLF001
     return table
