@@ -107,8 +107,10 @@ class _Rules:
     provided_by: dict[str, list[Glob]] = field(default_factory=dict)
     forbid_rpath: list[Glob] = field(default_factory=list)
     allow_rpath: list[Glob] = field(default_factory=list)
-    elf_defaults: list[Glob] = field(default_factory=list)
-    elf_defaults_desc: str = ""
+    # the ELF allowlist, made when an ELF binary first asks (a macOS wheel's check never does:
+    # the newest manylinux policy's globs, 3-4 ms after the last worker)
+    _elf: tuple[list[Glob], str] | None = field(default=None, repr=False, compare=False)
+    _wheel: object = field(default=None, repr=False, compare=False)
     macho_defaults: list[Glob] = field(default_factory=lambda: [_glob(g) for g in MACOS_SYSTEM_GLOBS])
     shapes: list[Glob] = field(default_factory=lambda: [_glob(g) for g in BUILD_MACHINE_SHAPES])
     # answers already given (torch: 136 binaries, the same few dependencies and rpaths again and again)
@@ -123,8 +125,21 @@ class _Rules:
             r.provided_by = {d: [_glob(g) for g in gs] for d, gs in (getattr(rule, "provided_by", {}) or {}).items()}
             r.forbid_rpath = [_glob(g) for g in getattr(rule, "forbid_rpath", []) or []]
             r.allow_rpath = [_glob(g) for g in getattr(rule, "allow_rpath", []) or []]
-        r.elf_defaults, r.elf_defaults_desc = _elf_defaults(wheel)
+        r._wheel = wheel
         return r
+
+    @property
+    def elf_defaults(self) -> list[Glob]:
+        return self._elf_policy()[0]
+
+    @property
+    def elf_defaults_desc(self) -> str:
+        return self._elf_policy()[1]
+
+    def _elf_policy(self) -> tuple[list[Glob], str]:
+        if self._elf is None:
+            self._elf = _elf_defaults(self._wheel)
+        return self._elf
 
     def external(self, b: Binary, name: str) -> bool:
         """Whether ``name`` (a dependency or a candidate path) is an allowed external library."""
