@@ -240,7 +240,7 @@ def test_waiver_when_scopes_it_to_some_wheels(fixture_wheels):
 def test_waivers_apply_and_lapse(fixture_wheels):
     text = ('[libraries]\nexpected = ["executorch/lib/libexecutorch.so"]\nscope = ["executorch/lib/*"]\n'
             '[[waive]]\ncode = "WA101"\npath = "*kernels*"\nreason = "kernels are named by another team"\n'
-            '[[waive]]\ncode = "WA2"\nreason = "nothing to waive here"\n'
+            '[[waive]]\ncode = "WA201"\nreason = "nothing to waive here"\n'
             '[[waive]]\ncode = "WA101"\ntarget = "*xnnpack*"\nreason = "old"\nuntil = 2020-01-01\n')
     report, fs = findings(fixture_wheels, "linux_clean", small_rules(text), today=dt.date(2026, 11, 29))
     all_f = [f for wr in report.wheels for f in wr.findings]

@@ -94,7 +94,7 @@ def cli_text(*args: str) -> str:
 # collection and outcomes
 
 
-UNUSED_WAIVER = '\n[[waive]]\ncode = "WA3"\nreason = "nothing to waive in a clean wheel"\n'
+UNUSED_WAIVER = '\n[[waive]]\ncode = "WA301"\nreason = "nothing to waive in a clean wheel"\n'
 
 
 def test_clean_wheel_passes(pytester, project, ruleset):
@@ -112,8 +112,8 @@ def test_clean_wheel_passes(pytester, project, ruleset):
     # a warning below fail-on passes the item and is shown
     result.stdout.fnmatch_lines([
         "*wheelaudit: findings below fail-on*",
-        f"executorch-1.6.0-{MACOS_TAG}.whl: WA004 warning [[]WA3[]]",
-        "    waiver for WA3 matched no finding*",
+        f"executorch-1.6.0-{MACOS_TAG}.whl: WA004 warning [[]WA301[]]",
+        "    waiver for WA301 matched no finding*",
         "wheelaudit: 1 wheel audited (rules *rules.toml; fail-on error)",
     ])
 
@@ -195,7 +195,7 @@ def test_ignore_and_select(pytester, project):
     assert set(outcomes(reprec)["failed"]) == {"component::backend_mlx", "component::mlx_runtime"}
     result = run(pytester, "--wheelaudit", whl, "--wheelaudit-select", "WA9")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: wheelaudit: --wheelaudit-select: 'WA9' is not a finding code or prefix*"])
+    result.stderr.fnmatch_lines(["ERROR: wheelaudit: --wheelaudit-select: WA9 is not a code family*"])
 
 
 def test_fail_on_warning(pytester, project):
@@ -205,7 +205,7 @@ def test_fail_on_warning(pytester, project):
                     "--wheelaudit-fail-on", "warning")
     got = outcomes(reprec)
     assert set(got["failed"]) == {"waivers"}  # WA004: the WA3 waiver matched nothing
-    assert "WA004 warning [WA3]" in got["failed"]["waivers"].longreprtext
+    assert "WA004 warning [WA301]" in got["failed"]["waivers"].longreprtext
     # the same from the ruleset's own fail-on
     text = (RULES.read_text() + UNUSED_WAIVER).replace('name = "executorch"\n', 'name = "executorch"\nfail-on = "warning"\n', 1)
     pytester.path.joinpath("strict.toml").write_text(text)

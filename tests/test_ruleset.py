@@ -107,7 +107,7 @@ reason = "export-time copy, loaded only by the exporter"
 until  = 2027-06-30
 
 [[waive]]
-code   = "wa5"
+code   = "wa501"
 reason = "linkage is checked by the installer job"
 """
 
@@ -222,7 +222,7 @@ def test_full_file_round_trips(tmp_path: Path) -> None:
     assert w1.reason == "export-time copy, loaded only by the exporter"
     assert w1.until == dt.date(2027, 6, 30)
     assert w1.line == line_of(FULL, "[[waive]]", 1)
-    assert w2.code == "WA5"  # normalised to upper case
+    assert w2.code == "WA501"  # normalised to upper case
     assert w2.target is None and w2.path is None and w2.until is None
 
     assert rs.strings() == [b"Failed to load the default metallib", b"mlx.metallib"]
@@ -269,7 +269,8 @@ def test_waiver_helpers() -> None:
     assert not w.covers("WA201", "XNNPACK delegate", ["executorch/lib/q_aot_lib.so"])
     assert not w.covers("WA201", "set of quantized kernels", ["executorch/lib/libq.so"])
     prefix = parse_rules(FULL).waivers[1]
-    assert prefix.covers("WA502", None) and not prefix.covers("WA402", None)
+    assert prefix.covers("WA501", None) and not prefix.covers("WA502", None)
+    assert w.covers("WA201", "other", ["executorch/lib/q_aot_lib.so"], symbols=["set of quantized kernels"])
     assert not prefix.lapsed()
 
 
@@ -386,12 +387,12 @@ ERROR_CASES = [
     ),
     pytest.param(
         'code   = "WA201"', 'code   = "WA299"', "WA299",
-        "waive[1].code", 'no finding code is or starts with "WA299"',
+        "waive[1].code", "WA299 is not a code",
         id="unknown-code",
     ),
     pytest.param(
         'code   = "WA201"', 'code   = "E201"', "E201",
-        "waive[1].code", "is not a finding code",
+        "waive[1].code", "E201 is not a code",
         id="malformed-code",
     ),
     pytest.param(
@@ -410,7 +411,7 @@ ERROR_CASES = [
         id="empty-reason",
     ),
     pytest.param(
-        'reason = "linkage is checked by the installer job"\n', "", '[[waive]]\ncode   = "wa5"',
+        'reason = "linkage is checked by the installer job"\n', "", '[[waive]]\ncode   = "wa501"',
         "waive[2].reason", "missing",
         id="missing-reason",
     ),

@@ -9,6 +9,7 @@ from collections.abc import Iterable, Sequence
 from typing import Literal, Union
 
 from .evaluate import evaluate
+from .model.codes import parse_selectors, parse_severity
 from .report import Report
 from .ruleset import Ruleset, load_rules
 from .scan import Wheel, scan
@@ -39,6 +40,10 @@ def audit(path: PathLike | Sequence[PathLike], rules: Ruleset | PathLike | None 
     With ``together=True`` the wheels are audited as one install (``check --together``, see
     :mod:`wheelaudit.together`): the report has one entry, for the merged tree.
     """
+    select = parse_selectors(select)  # (a typo is refused before anything is read)
+    ignore = parse_selectors(ignore)
+    if fail_on is not None:
+        fail_on = parse_severity(fail_on)
     ruleset = _as_ruleset(rules)
     paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
     strings = ruleset.strings() if ruleset is not None else []
@@ -56,8 +61,10 @@ def audit_wheels(wheels: Sequence[Wheel], ruleset: Ruleset | None, *, select: It
                  ignore: Iterable[str] | None = None, fail_on: FailOn | None = None,
                  today: _dt.date | None = None) -> Report:
     """Evaluate ``ruleset`` over already scanned wheels (scan once, audit many times)."""
-    sel = list(select) if select is not None else (list(ruleset.select) if ruleset is not None and ruleset.select else None)
-    ign = list(ignore) if ignore is not None else (list(ruleset.ignore) if ruleset is not None and ruleset.ignore else None)
+    sel = parse_selectors(select) if select is not None else (tuple(ruleset.select) if ruleset is not None and ruleset.select else None)
+    ign = parse_selectors(ignore) if ignore is not None else (tuple(ruleset.ignore) if ruleset is not None and ruleset.ignore else None)
+    if fail_on is not None:
+        fail_on = parse_severity(fail_on)
     gate = fail_on or (ruleset.fail_on if ruleset is not None and ruleset.fail_on else "error")
     results = [(w, evaluate(w, ruleset, today=today)) for w in wheels]
     return Report.build(results, rules_path=str(ruleset.path) if ruleset is not None and ruleset.path else None,

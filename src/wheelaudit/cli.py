@@ -72,6 +72,7 @@ def console() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from .commands.common import OutputFailed, _silence_stdout
     from .ruleset import RulesError
     from .wheelfile import NotAWheel
 
@@ -84,28 +85,36 @@ def main(argv: list[str] | None = None) -> int:
             return EXIT_USAGE
         return int(args.run(args))
     except UsageError as exc:
-        print(f"wheelaudit: error: {exc}", file=sys.stderr)
+        _say(f"wheelaudit: error: {exc}")
         return EXIT_USAGE
     except RulesError as exc:
-        print(f"wheelaudit: invalid rules: {exc}", file=sys.stderr)
+        _say(f"wheelaudit: invalid rules: {exc}")
         return EXIT_USAGE
     except NotAWheel as exc:
-        print(f"wheelaudit: not a wheel: {exc}", file=sys.stderr)
+        _say(f"wheelaudit: not a wheel: {exc}")
         return EXIT_USAGE
     except KeyboardInterrupt:
-        print("wheelaudit: interrupted", file=sys.stderr)
+        _say("wheelaudit: interrupted")
         return 130
-    except BrokenPipeError:
-        try:
-            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at exit
-        except OSError:
-            pass
-        return EXIT_OK
+    except OutputFailed as exc:
+        _say(f"wheelaudit: error: {exc}")
+        return exc.code
+    except BrokenPipeError:  # standard output went away outside a report (help text, say)
+        _silence_stdout()
+        return EXIT_USAGE
     except SystemExit as exc:  # argparse --help / --version
         return int(exc.code or 0) if isinstance(exc.code, int) else 0
     except Exception as exc:  # noqa: BLE001 - a crash is never an exit code: every failure is a message
         if os.environ.get("WHEELAUDIT_DEBUG"):
             raise
-        print(f"wheelaudit: internal error ({type(exc).__name__}: {exc}); this is a bug in wheelaudit — "
-              "set WHEELAUDIT_DEBUG=1 to see the traceback", file=sys.stderr)
+        _say(f"wheelaudit: internal error ({type(exc).__name__}: {exc}); this is a bug in wheelaudit — "
+             "set WHEELAUDIT_DEBUG=1 to see the traceback")
         return EXIT_USAGE
+
+
+def _say(line: str) -> None:
+    """One line on standard error, if there is one to write to."""
+    try:
+        print(line, file=sys.stderr)
+    except (OSError, ValueError, AttributeError):
+        pass

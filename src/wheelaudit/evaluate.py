@@ -504,11 +504,7 @@ def apply_waivers(findings: list[Finding], waivers: list[Waiver], today: _dt.dat
             continue
         used = False
         for f in findings:
-            if f.waived or not f.code.startswith(w.code):
-                continue
-            if w.target is not None and not (w.target.match(f.subject) or any(w.target.match(s) for s in f.symbols)):
-                continue
-            if w.path is not None and not any(w.path.match(p) or w.path.match(p.rsplit("/", 1)[-1]) for p in f.paths):
+            if f.waived or not w.covers(f.code, f.subject, f.paths, f.symbols):
                 continue
             f.waived_by = w.reason
             used = True

@@ -278,21 +278,13 @@ def _expand(entry: str, base: Path, where: str) -> list[Path]:
     return [Path(pattern)]
 
 
-def _codes(values: Sequence[str] | None, option: str) -> list[str] | None:
-    if not values:
-        return None
-    from .findings import CODES
+def _codes(values: Sequence[str] | None, option: str) -> tuple[str, ...] | None:
+    from .model.codes import CodeError, parse_selectors
 
-    out: list[str] = []
-    for value in values:
-        for code in value.split(","):
-            code = code.strip().upper()
-            if not code:
-                continue
-            if not any(known.startswith(code) for known in CODES) or not code.startswith("WA"):
-                raise _Problem(f"wheelaudit: {option}: {code!r} is not a finding code or prefix (like WA201 or WA2)")
-            out.append(code)
-    return out or None
+    try:
+        return parse_selectors(values)
+    except CodeError as exc:
+        raise _Problem(f"wheelaudit: {option}: {exc}") from None
 
 
 # --------------------------------------------------------------------------------------------

@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import __version__
-from .findings import SEVERITY_RANK, Finding, code_selected
+from .findings import SEVERITY_RANK, Finding
+from .model.codes import selected
 from .scan import Wheel
 
 SCHEMA_VERSION = 1
@@ -55,7 +56,7 @@ class Report:
     def build(cls, results: list[tuple[Wheel, list[Finding]]], *, rules_path: str | None = None,
               rules_name: str | None = None, select: list[str] | None = None, ignore: list[str] | None = None,
               fail_on: str = "error", ruleset: Any = None) -> Report:
-        wheels = [WheelReport(w, [f for f in fs if code_selected(f.code, select, ignore)]) for w, fs in results]
+        wheels = [WheelReport(w, [f for f in fs if selected(f.code, select, ignore)]) for w, fs in results]
         return cls(wheels, rules_path, rules_name, fail_on, select, ignore, ruleset=ruleset)
 
     @property

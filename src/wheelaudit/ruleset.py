@@ -35,6 +35,7 @@ else:  # pragma: no cover - exercised on 3.10 only
 
 from .conditions import CONDITION_KEYS, KNOWN_OS, Condition, WheelTraits
 from .findings import CODES
+from .model.codes import CodeError, parse_code, parse_selector
 from .globs import Glob, GlobError, SymbolPattern
 
 __all__ = [
@@ -53,7 +54,6 @@ __all__ = [
     "ruleset_from_dict",
     "read_toml_file",
     "parse_toml_text",
-    "code_matches",
 ]
 
 #: The largest rules file (or pyproject.toml) wheelaudit reads, in bytes.
@@ -62,14 +62,6 @@ MAX_RULES_SIZE = 5 * 1024 * 1024
 #: Finding codes of SPEC section 4 (from :mod:`wheelaudit.findings`, the one list of them).
 #: Waivers, ``select`` and ``ignore`` must name one of these or a prefix of one.
 FINDING_CODES: tuple[str, ...] = tuple(sorted(CODES))
-
-_CODE_RE = re.compile(r"WA[0-9]{0,3}")
-
-
-def code_matches(selector: str, code: str) -> bool:
-    """Whether ``selector`` (a code or a prefix such as ``"WA2"``) selects ``code``."""
-    return code.startswith(selector)
-
 
 # =============================================================================================
 # Errors
@@ -254,15 +246,19 @@ class Waiver:
             return False
         return (today or _dt.date.today()) > self.until
 
-    def covers(self, code: str, subject: str | None, paths: Iterable[str] = ()) -> bool:
-        """Whether this waiver matches a finding with this code, subject and paths (ignoring
-        ``until``): the code starts with the waiver's code, ``target`` (if given) matches the
-        subject, and ``path`` (if given) matches one of the paths."""
-        if not code.startswith(self.code):
+    def covers(self, code: str, subject: str | None, paths: Iterable[str] = (),
+               symbols: Iterable[str] = ()) -> bool:
+        """Whether this waiver matches a finding with this code, subject, paths and symbols
+        (ignoring ``until``): the code is the waiver's code, ``target`` (if given) matches the
+        subject or one of the symbols, and ``path`` (if given) matches one of the paths or its
+        file name. The one waiver matcher: evaluation marks findings with it."""
+        if code != self.code:
             return False
-        if self.target is not None and (subject is None or not self.target.match(subject)):
+        if self.target is not None and not ((subject is not None and self.target.match(subject))
+                                            or any(self.target.match(s) for s in symbols)):
             return False
-        if self.path is not None and not any(self.path.match(p) for p in paths):
+        if self.path is not None and not any(self.path.match(p) or self.path.match(p.rsplit("/", 1)[-1])
+                                             for p in paths):
             return False
         return True
 
@@ -792,20 +788,14 @@ class _Ctx:
                 raise self.error(path, prefix + exc.message) from None
         return out
 
-    def code(self, value: Any, path: KeyPath, item: int | None = None) -> str:
+    def code(self, value: Any, path: KeyPath, item: int | None = None, *, whole: bool = False) -> str:
+        """A code selector (``WA501``, ``WA5``), or with ``whole`` one whole code; parsed by the
+        one registry (:mod:`wheelaudit.model.codes`)."""
         where = f"item {item + 1}: " if item is not None else ""
-        if not isinstance(value, str):
-            raise self.error(path, f"{where}expected a finding code, got {_describe(value)}")
-        code = value.strip().upper()
-        if not _CODE_RE.fullmatch(code):
-            raise self.error(
-                path,
-                f'{where}"{value}" is not a finding code or prefix '
-                '(expected "WA" and up to three digits, e.g. "WA201" or "WA2")',
-            )
-        if not any(c.startswith(code) for c in FINDING_CODES):
-            raise self.error(path, f'{where}no finding code is or starts with "{code}"')
-        return code
+        try:
+            return parse_code(value) if whole else parse_selector(value)
+        except CodeError as exc:
+            raise self.error(path, f"{where}{exc}") from None
 
     def codes(self, value: Any, path: KeyPath) -> list[str]:
         if isinstance(value, str):
@@ -1056,7 +1046,7 @@ def _parse_waiver(ctx: _Ctx, i: int, value: dict[str, Any]) -> Waiver:
             raise ctx.error(p + ("until",), f"expected a date like 2027-06-30, got {_describe(u)}")
         until = u
     return Waiver(
-        code=ctx.code(t["code"], p + ("code",)),
+        code=ctx.code(t["code"], p + ("code",), whole=True),
         target=ctx.glob(t["target"], p + ("target",), cross_slash=True) if "target" in t else None,
         path=ctx.glob(t["path"], p + ("path",), cross_slash=True) if "path" in t else None,
         reason=ctx.string(t["reason"], p + ("reason",)).strip(),

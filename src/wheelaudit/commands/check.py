@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
 
     report = audit_wheels(wheels, ruleset, select=select, ignore=ignore, fail_on=args.fail_on)
     render = renderer(args.format)
-    with output_stream(args.output) as out:
+    with output_stream(args.output, report.exit_code) as out:
         color = False
         if args.format == "text":
             from ..render.text import use_color

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import os
 import sys
 from collections.abc import Iterator
@@ -51,39 +52,60 @@ def add_jobs_option(p: argparse.ArgumentParser) -> None:
                         "(default: $WHEELAUDIT_BINARY_TIMEOUT, else 120)")
 
 
-@contextlib.contextmanager
-def output_stream(path: str | None) -> Iterator[TextIO]:
-    if not path:
-        yield sys.stdout
-        return
-    from ..cli import UsageError
+class OutputFailed(Exception):
+    """The report could not be written. ``code`` is the exit status: never lower than the
+    findings warrant (1 where there were findings), 2 where nothing could be reported."""
 
-    target = Path(path)
+    def __init__(self, message: str, code: int) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def _silence_stdout() -> None:
+    """Point file descriptor 1 at /dev/null, so that the interpreter's last flush of a broken
+    standard output raises nothing more."""
     try:
-        fh = open(target, "w", encoding="utf-8")  # noqa: SIM115
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.close(devnull)
+    except OSError:
+        pass
+
+
+@contextlib.contextmanager
+def output_stream(path: str | None, verdict: int = 0) -> Iterator[TextIO]:
+    """Where the report goes: ``path``, else standard output. ``verdict`` is the exit status
+    the command has reached (0 or 1); if the report cannot be written (a closed standard
+    output, a broken pipe, an unwritable ``--output``) :class:`OutputFailed` carries 1 where
+    the verdict was 1, else 2, and one line saying why."""
+    where = path or "standard output"
+    try:
+        if path:
+            fh = open(Path(path), "w", encoding="utf-8")  # noqa: SIM115
+        else:
+            fh = sys.stdout
+            if fh is None:  # started with descriptor 1 closed
+                raise OSError(errno.EBADF, "it is closed")
+        try:
+            yield fh
+            fh.flush()
+        finally:
+            if path:
+                fh.close()
     except OSError as exc:
-        raise UsageError(f"cannot write {target}: {exc.strerror or exc}") from None
-    with fh:
-        yield fh
+        if not path:
+            _silence_stdout()
+        raise OutputFailed(f"cannot write the report to {where}: {exc.strerror or exc}",
+                           1 if verdict == 1 else 2) from None
 
 
-def split_codes(values: list[str] | None) -> list[str] | None:
-    """``--select WA2,WA301 --select WA4`` → ["WA2", "WA301", "WA4"]; validated."""
-    if not values:
-        return None
+def split_codes(values: list[str] | None) -> tuple[str, ...] | None:
+    """``--select WA2,WA301 --select WA4`` -> ("WA2", "WA301", "WA4"); an unknown code or
+    family is a usage error."""
     from ..cli import UsageError
+    from ..model.codes import CodeError, parse_selectors
 
-    out = []
-    for v in values:
-        for code in v.split(","):
-            code = code.strip().upper()
-            if not code:
-                continue
-            if not (code.startswith("WA") and code[2:].isdigit() and len(code) <= 5) and code != "WA":
-                raise UsageError(f"{code!r} is not a finding code or prefix (like WA201 or WA2)")
-            out.append(code)
-    return out or None
-
-
-def env_flag(name: str) -> bool:
-    return os.environ.get(name, "").strip().lower() not in ("", "0", "false", "no")
+    try:
+        return parse_selectors(values)
+    except CodeError as exc:
+        raise UsageError(str(exc)) from None

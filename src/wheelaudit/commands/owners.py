@@ -254,7 +254,8 @@ def run(args: argparse.Namespace) -> int:
                 raise UsageError(str(exc)) from None
         wheel = scan(Path(args.wheel), jobs=args.jobs)
         results = symbol_owners(wheel, args.patterns)
-    with output_stream(args.output) as out:
+    verdict = 0 if any(r.matched for r in results) else 1
+    with output_stream(args.output, verdict) as out:
         if args.format == "json":
             json.dump(owners_dict(wheel, results, args.strings, max(args.examples, 20)), out, indent=2)
             out.write("\n")
@@ -262,4 +263,4 @@ def run(args: argparse.Namespace) -> int:
             render_strings_text(wheel, results, out, use_color(out, args.no_color))
         else:
             render_symbols_text(wheel, results, out, use_color(out, args.no_color), args.examples)
-    return 0 if any(r.matched for r in results) else 1
+    return verdict
