@@ -66,7 +66,7 @@ def console() -> None:
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
-        except (OSError, ValueError):  # a closed pipe: nothing left to say to it
+        except (OSError, ValueError, AttributeError):  # a closed pipe or descriptor: nothing left to say to it
             pass
     os._exit(code)
 
@@ -74,16 +74,22 @@ def console() -> None:
 def main(argv: list[str] | None = None) -> int:
     from .commands.common import OutputFailed, _silence_stdout
     from .ruleset import RulesError
+    from .settings import SettingError, check_environment
     from .wheelfile import NotAWheel
 
     try:
         args_list = sys.argv[1:] if argv is None else list(argv)
+        for warning in check_environment():
+            _say(f"wheelaudit: warning: {warning}")
         parser = build_parser(args_list[0] if args_list and args_list[0] in COMMANDS else None)
         args = parser.parse_args(args_list)
         if not getattr(args, "command", None):
             parser.print_help(sys.stderr)
             return EXIT_USAGE
         return int(args.run(args))
+    except SettingError as exc:
+        _say(f"wheelaudit: error: {exc}")
+        return EXIT_USAGE
     except UsageError as exc:
         _say(f"wheelaudit: error: {exc}")
         return EXIT_USAGE
@@ -105,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:  # argparse --help / --version
         return int(exc.code or 0) if isinstance(exc.code, int) else 0
     except Exception as exc:  # noqa: BLE001 - a crash is never an exit code: every failure is a message
-        if os.environ.get("WHEELAUDIT_DEBUG"):
+        if _debug():
             raise
         _say(f"wheelaudit: internal error ({type(exc).__name__}: {exc}); this is a bug in wheelaudit — "
              "set WHEELAUDIT_DEBUG=1 to see the traceback")
@@ -118,3 +124,12 @@ def _say(line: str) -> None:
         print(line, file=sys.stderr)
     except (OSError, ValueError, AttributeError):
         pass
+
+
+def _debug() -> bool:
+    from .settings import SettingError, flag
+
+    try:
+        return flag("WHEELAUDIT_DEBUG", False)
+    except SettingError:
+        return False

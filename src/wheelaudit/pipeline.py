@@ -91,14 +91,10 @@ _PREAD_MAX = 1 << 30
 
 
 def binary_timeout(value: float | None = None) -> float:
-    """The per-binary time bound: ``value``, else $WHEELAUDIT_BINARY_TIMEOUT, else 120 s."""
-    if value is not None:
-        return float(value)
-    env = os.environ.get("WHEELAUDIT_BINARY_TIMEOUT", "").strip()
-    try:
-        return float(env) if env else DEFAULT_TIMEOUT
-    except ValueError:
-        return DEFAULT_TIMEOUT
+    """The per-binary time bound (:func:`wheelaudit.settings.binary_timeout`)."""
+    from .settings import binary_timeout as configured
+
+    return configured(value)
 
 
 def default_jobs() -> int:

@@ -21,7 +21,12 @@ INTERVAL = 0.1
 def wanted(stream: TextIO | None = None) -> bool:
     """Whether a bar may be drawn on ``stream`` (standard error by default)."""
     stream = sys.stderr if stream is None else stream
-    if os.environ.get("WHEELAUDIT_PROGRESS", "").strip().lower() in ("0", "false", "no", "off"):
+    from .settings import SettingError, flag
+
+    try:
+        if not flag("WHEELAUDIT_PROGRESS", True):
+            return False
+    except SettingError:
         return False
     try:
         return bool(stream.isatty())

@@ -33,12 +33,13 @@ class _TimeoutAction(argparse.Action):
     (WHEELAUDIT_BINARY_TIMEOUT), where every scan of the run and its workers read it."""
 
     def __call__(self, parser, namespace, values, option_string=None) -> None:
+        from ..settings import SettingError
+        from ..settings import seconds as parse_seconds
+
         try:
-            seconds = float(values)  # type: ignore[arg-type]
-        except ValueError:
-            parser.error(f"{option_string}: {values!r} is not a number of seconds")
-        if not seconds > 0:
-            parser.error(f"{option_string}: the bound must be more than 0 seconds")
+            seconds = parse_seconds(values, option_string)  # type: ignore[arg-type]
+        except SettingError as exc:
+            parser.error(str(exc))
         os.environ["WHEELAUDIT_BINARY_TIMEOUT"] = repr(seconds)
         setattr(namespace, self.dest, seconds)
 

@@ -1,0 +1,88 @@
+"""The ``WHEELAUDIT_*`` environment variables: each one read and validated here, nowhere else.
+
+A bad value is a :class:`SettingError` naming the variable (a usage error, exit 2): a gate whose
+time bound or switches silently fall back to something else is not the gate that was set up.
+An empty variable counts as unset. A ``WHEELAUDIT_`` variable this version does not know is
+reported as a warning (it may belong to a newer version, or be a typo), never ignored in silence.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import os
+from collections.abc import Mapping
+
+#: the default bound on reading one binary, in seconds
+DEFAULT_BINARY_TIMEOUT = 120.0
+
+_BOOLEAN = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False, "off": False}
+
+#: name -> what it takes, for messages and the docs
+KNOWN = {
+    "WHEELAUDIT_BINARY_TIMEOUT": "a number of seconds greater than 0 (the bound on reading one binary)",
+    "WHEELAUDIT_PROGRESS": "0 or 1 (draw a progress bar on a terminal)",
+    "WHEELAUDIT_DEBUG": "0 or 1 (show the traceback of an internal error)",
+}
+
+
+class SettingError(ValueError):
+    """A setting (an environment variable or the option that stands for it) with a bad value."""
+
+
+def seconds(text: str, what: str) -> float:
+    """``text`` as a time bound: a finite number greater than 0. ``what`` names the setting."""
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        raise SettingError(f"{what}: {text!r} is not a number of seconds") from None
+    if not (math.isfinite(value) and value > 0):
+        raise SettingError(f"{what}: {text!r} is not a number of seconds greater than 0")
+    return value
+
+
+def _get(name: str, env: Mapping[str, str] | None) -> str | None:
+    value = (os.environ if env is None else env).get(name, "")
+    return value.strip() or None
+
+
+def flag(name: str, default: bool, env: Mapping[str, str] | None = None) -> bool:
+    """A boolean variable (1/0, true/false, yes/no, on/off)."""
+    value = _get(name, env)
+    if value is None:
+        return default
+    try:
+        return _BOOLEAN[value.lower()]
+    except KeyError:
+        raise SettingError(f"{name}: {value!r} is not 0 or 1 (nor true/false, yes/no, on/off)") from None
+
+
+def binary_timeout(value: float | None = None, env: Mapping[str, str] | None = None) -> float:
+    """The bound on reading one binary: ``value``, else $WHEELAUDIT_BINARY_TIMEOUT, else
+    :data:`DEFAULT_BINARY_TIMEOUT`."""
+    if value is not None:
+        return seconds(str(value), "binary timeout")
+    text = _get("WHEELAUDIT_BINARY_TIMEOUT", env)
+    return DEFAULT_BINARY_TIMEOUT if text is None else seconds(text, "WHEELAUDIT_BINARY_TIMEOUT")
+
+
+def check_environment(env: Mapping[str, str] | None = None) -> list[str]:
+    """Validate every ``WHEELAUDIT_*`` variable; raise :class:`SettingError` for the first bad
+    value, return warnings for the names this version does not know."""
+    env = os.environ if env is None else env
+    problems = []
+    for name, check in (("WHEELAUDIT_BINARY_TIMEOUT", lambda: binary_timeout(env=env)),
+                        ("WHEELAUDIT_PROGRESS", lambda: flag("WHEELAUDIT_PROGRESS", True, env)),
+                        ("WHEELAUDIT_DEBUG", lambda: flag("WHEELAUDIT_DEBUG", False, env))):
+        try:
+            check()
+        except SettingError as exc:
+            problems.append(str(exc))
+    if problems:
+        raise SettingError("; ".join(problems))
+    warnings = []
+    for name in sorted(n for n in env if n.startswith("WHEELAUDIT_") and n not in KNOWN):
+        close = difflib.get_close_matches(name, list(KNOWN), n=1)
+        hint = f" (did you mean {close[0]}?)" if close else f" (known: {', '.join(KNOWN)})"
+        warnings.append(f"{name} is not a setting of this wheelaudit and has no effect{hint}")
+    return warnings
