@@ -23,6 +23,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from packaging.version import Version
+
 __all__ = [
     "load",
     "linux_policy",
@@ -163,10 +165,6 @@ def stable_abi_symbol(name: str) -> str | None:
 _NUMERIC = re.compile(r"^\d+(?:\.\d+)*$")
 
 
-def _vt(text: str) -> tuple[int, ...]:
-    return tuple(int(x) for x in text.split("."))
-
-
 @lru_cache(maxsize=1024)
 def elf_external_exports(soname: str, policy: str, arch: str) -> frozenset[str] | None:
     """The symbols that system library ``soname`` (``libc.so.6``, ``libstdc++.so.6``, ...) of
@@ -195,7 +193,7 @@ def elf_external_exports(soname: str, policy: str, arch: str) -> frozenset[str] 
             prefix, rest = split
             listed = [v for v in allowed.get(prefix, ()) if _NUMERIC.match(v)]
             have = covers.get(prefix)
-            if listed and (have is None or max(map(_vt, listed)) > _vt(have)):
+            if listed and (have is None or max(map(Version, listed)) > Version(have)):
                 return None  # the policy allows versions this data has never seen
             if rest not in allowed.get(prefix, ()):
                 continue
