@@ -1,0 +1,72 @@
+"""Shared plumbing of the ``scripts/regen_*.py`` data generators (stdlib + packaging only).
+
+Every generated data file starts with a ``header`` object: where the data came from (``source``),
+the upstream version read (``upstream_version``), the UTC date it was generated and the command
+that regenerates it. The generators download with ``pip download --no-deps`` (or ``apt-get
+download``) into a temporary directory; nothing here runs at check time or in the default tests.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+from packaging.utils import parse_wheel_filename
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "src" / "wheelaudit"
+POLICYDATA = PACKAGE / "policydata"
+
+
+def pip_download(requirement: str, dest: Path) -> Path:
+    """Download the wheel of ``requirement`` (no dependencies) into ``dest``; its path."""
+    subprocess.run(
+        [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:", "-q",
+         "-d", str(dest), requirement],
+        check=True,
+    )
+    wheels = sorted(dest.glob("*.whl"))
+    if len(wheels) != 1:
+        raise SystemExit(f"expected one wheel for {requirement!r} in {dest}, found {[w.name for w in wheels]}")
+    return wheels[0]
+
+
+def wheel_version(wheel: Path) -> str:
+    """The distribution version of a wheel, from its file name."""
+    return str(parse_wheel_filename(wheel.name)[1])
+
+
+def read_member(wheel: Path, suffix: str) -> tuple[str, bytes] | None:
+    """The first member of ``wheel`` whose path ends with ``suffix``: (path, bytes), or None."""
+    with zipfile.ZipFile(wheel) as z:
+        for name in z.namelist():
+            if name.endswith(suffix):
+                return name, z.read(name)
+    return None
+
+
+def header(source: str, upstream_version: str, command: str, **extra) -> dict:
+    out = {
+        "source": source,
+        "upstream_version": upstream_version,
+        "generated": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d"),
+        "command": command,
+    }
+    out.update(extra)
+    return out
+
+
+def write_json(path: Path, data: dict) -> None:
+    """Sorted keys inside each mapping are the generator's job; this writes one compact document
+    (one line per top-level key) so that a regeneration shows as a readable diff."""
+    lines = ["{"]
+    items = list(data.items())
+    for k, (key, value) in enumerate(items):
+        comma = "," if k < len(items) - 1 else ""
+        lines.append(f"  {json.dumps(key)}: {json.dumps(value, ensure_ascii=False, separators=(', ', ': '))}{comma}")
+    lines.append("}")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
