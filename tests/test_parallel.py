@@ -355,7 +355,10 @@ def test_time_bound_from_the_environment(monkeypatch):
     assert pipeline.binary_timeout() == 7.5
     assert pipeline.binary_timeout(3) == 3.0
     monkeypatch.setenv("WHEELAUDIT_BINARY_TIMEOUT", "nonsense")
-    assert pipeline.binary_timeout() == pipeline.DEFAULT_TIMEOUT
+    from wheelaudit.settings import SettingError
+
+    with pytest.raises(SettingError, match="WHEELAUDIT_BINARY_TIMEOUT"):  # never a silent fallback
+        pipeline.binary_timeout()
 
 
 # --------------------------------------------------------------------------------------------

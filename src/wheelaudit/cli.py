@@ -94,7 +94,13 @@ def main(argv: list[str] | None = None) -> int:
         _say(f"wheelaudit: error: {exc}")
         return EXIT_USAGE
     except RulesError as exc:
-        _say(f"wheelaudit: invalid rules: {exc}")
+        problems = getattr(exc, "problems", None)
+        if problems:
+            _say(f"wheelaudit: invalid rules ({len(problems)} problems):")
+            for problem in problems:
+                _say(f"  {problem}")
+        else:
+            _say(f"wheelaudit: invalid rules: {exc}")
         return EXIT_USAGE
     except NotAWheel as exc:
         _say(f"wheelaudit: not a wheel: {exc}")
