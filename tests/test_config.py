@@ -131,7 +131,7 @@ def test_walk_stops_at_repository_root(tmp_path: Path) -> None:
             '[tool.wheelaudit]\nrules = "x.toml"\n[[tool.wheelaudit.component]]\nname = "a"\n',
             3,
             "tool.wheelaudit.component",
-            'only "select", "ignore" and "fail-on" may sit beside "rules"',
+            'only "select", "ignore", "fail-on" and "severity" may sit beside "rules"',
         ),
         (
             '[tool.wheelaudit]\nrules = "missing.toml"\n',

@@ -25,6 +25,7 @@ from .ruleset import (
     _Ctx,
     _describe,
     _parse_fail_on,
+    _parse_severity,
     load_rules,
     read_toml_file,
     ruleset_from_dict,
@@ -33,7 +34,7 @@ from .ruleset import (
 __all__ = ["find_rules", "find_pyproject", "rules_from_pyproject", "RulesError"]
 
 _TABLE = "tool.wheelaudit"
-_OVERRIDES = ("select", "ignore", "fail-on")
+_OVERRIDES = ("select", "ignore", "fail-on", "severity")
 
 
 def find_pyproject(start: Path) -> Path | None:
@@ -74,12 +75,13 @@ def rules_from_pyproject(pyproject: Path) -> Ruleset | None:
         if key != "rules" and key not in _OVERRIDES:
             ctx.problems.append(ctx.error(
                 (key,),
-                'only "select", "ignore" and "fail-on" may sit beside "rules"; '
+                'only "select", "ignore", "fail-on" and "severity" may sit beside "rules"; '
                 "put the rules themselves in the rules file",
             ))
     select = ctx.attempt(lambda: ctx.codes(table["select"], ("select",))) if "select" in table else None
     ignore = ctx.attempt(lambda: ctx.codes(table["ignore"], ("ignore",))) if "ignore" in table else None
     fail_on = ctx.attempt(lambda: _parse_fail_on(ctx, table["fail-on"], ("fail-on",))) if "fail-on" in table else None
+    severity = ctx.attempt(lambda: _parse_severity(ctx, table["severity"], ("severity",))) if "severity" in table else None
     rules = ctx.attempt(lambda: _referenced_rules(ctx, pyproject, table["rules"]))
     ctx.finish()
     assert rules is not None
@@ -89,6 +91,8 @@ def rules_from_pyproject(pyproject: Path) -> Ruleset | None:
         rules.ignore = ignore
     if fail_on is not None:
         rules.fail_on = fail_on
+    if severity:
+        rules.severity = {**rules.severity, **severity}
     return rules
 
 

@@ -37,7 +37,7 @@ else:  # pragma: no cover - exercised on 3.10 only
 
 from .conditions import CONDITION_KEYS, KNOWN_OS, Condition, WheelTraits
 from .findings import CODES
-from .model.codes import CodeError, parse_code, parse_selector
+from .model.codes import CodeError, parse_code, parse_selector, parse_severities
 from .globs import Glob, GlobError, SymbolPattern
 
 __all__ = [
@@ -313,6 +313,8 @@ class Ruleset:
     select: list[str] | None = None
     ignore: list[str] | None = None
     fail_on: Literal["error", "warning"] | None = None
+    #: severity overrides, per code or family (``severity = {WA502 = "error"}``)
+    severity: dict[str, Literal["error", "warning"]] = field(default_factory=dict)
     source: str = "<string>"
 
     def strings(self) -> list[bytes]:
@@ -918,7 +920,7 @@ class _Ctx:
 
 
 _TOP_KEYS = (
-    "version", "name", "select", "ignore", "fail-on",
+    "version", "name", "select", "ignore", "fail-on", "severity",
     "libraries", "component", "file", "binary", "linkage", "waive",
 )  # fmt: skip
 _LIBRARIES_KEYS = ("scope", "expected", "identity", "when")
@@ -1148,6 +1150,19 @@ def _parse_waiver(ctx: _Ctx, i: int, value: dict[str, Any]) -> Waiver:
     )
 
 
+def _parse_severity(ctx: _Ctx, value: Any, path: KeyPath) -> dict[str, Literal["error", "warning"]]:
+    """``severity = {WA502 = "error", WA6 = "warning"}``: per code or family."""
+    if not isinstance(value, dict):
+        raise ctx.error(path, f'expected a table of codes and severities, like {{WA502 = "error"}}, got {_describe(value)}')
+    out: dict[str, Literal["error", "warning"]] = {}
+    for key, level in value.items():
+        try:
+            out.update(parse_severities({key: level}))
+        except CodeError as exc:
+            ctx.problems.append(ctx.error(tuple(path) + (key,), str(exc)))
+    return out
+
+
 def _parse_fail_on(ctx: _Ctx, value: Any, path: KeyPath) -> Literal["error", "warning"]:
     if value not in ("error", "warning") or not isinstance(value, str):
         raise ctx.error(path, f'expected "error" or "warning", got {_describe(value)}')
@@ -1220,6 +1235,8 @@ def _ruleset(
         rs.ignore = ctx.attempt(lambda: ctx.codes(data["ignore"], ("ignore",)))
     if "fail-on" in data:
         rs.fail_on = ctx.attempt(lambda: _parse_fail_on(ctx, data["fail-on"], ("fail-on",)))
+    if "severity" in data:
+        rs.severity = ctx.attempt(lambda: _parse_severity(ctx, data["severity"], ("severity",))) or {}
     if "libraries" in data:
         rs.libraries = ctx.each_key(("libraries",), data["libraries"], lambda v: _parse_libraries(ctx, v))
 

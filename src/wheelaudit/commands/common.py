@@ -110,3 +110,14 @@ def split_codes(values: list[str] | None) -> tuple[str, ...] | None:
         return parse_selectors(values)
     except CodeError as exc:
         raise UsageError(str(exc)) from None
+
+
+def split_severities(values: list[str] | None) -> dict[str, str]:
+    """``--severity WA502=error,WA6=warning`` -> {"WA502": "error", "WA6": "warning"}."""
+    from ..cli import UsageError
+    from ..model.codes import CodeError, parse_severities
+
+    try:
+        return parse_severities(values)
+    except CodeError as exc:
+        raise UsageError(f"--severity: {exc}") from None

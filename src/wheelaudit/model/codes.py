@@ -74,14 +74,15 @@ CODES: dict[str, Code] = {
         Code("WA001", "unreadable-binary", "error",
              "a native binary could not be parsed (truncated, malformed, unsupported)"),
         Code("WA002", "record-mismatch", "error",
-             "the wheel's RECORD is missing, or a file's hash or size disagrees with it"),
+             "the wheel's RECORD is missing, or a file's hash or size disagrees with it; also unsafe or "
+             "duplicate zip members, members whose size lies, zip bombs"),
         Code("WA003", "rule-matched-nothing", "warning",
-             "a rule matched nothing in this wheel: a check that examined nothing"),
+             "a rule matched nothing in this wheel (glob, owner, binary path): a check that examined nothing"),
         Code("WA004", "unused-waiver", "warning",
              "a waiver matched no finding, or lapsed"),
         Code("WA101", "unexpected-library-name", "error", "a native library in scope matches no expected name"),
         Code("WA102", "identity-mismatch", "error",
-             "identity (SONAME / install name) differs from the file name, or is absolute"),
+             "identity (SONAME / install name) differs from the file name, is missing, or is absolute"),
         Code("WA201", "duplicate-component", "error", "a component is defined by more than one library"),
         Code("WA202", "missing-component", "error", "a required component is defined by no library"),
         Code("WA203", "wrong-owner", "error", "a component is defined by one library, but not its owner"),
@@ -89,18 +90,18 @@ CODES: dict[str, Code] = {
              "the owner ships but defines none of the component's sentinels"),
         Code("WA205", "partial-component", "error", "some of a component's sentinels are defined and others are not"),
         Code("WA206", "slices-disagree", "warning", "the slices of a universal binary disagree about a component"),
-        Code("WA301", "file-count", "error", "a file rule's count is not met"),
+        Code("WA301", "file-count", "error", "a file rule's count is not met (also a `[[binary]]` rule's `count`)"),
         Code("WA302", "file-not-beside-owner", "error", "a file is not beside its component's owner"),
         Code("WA303", "file-without-component", "error", "a file ships though its component does not"),
         Code("WA401", "forbidden-component", "error", "a binary defines a component it must not"),
-        Code("WA402", "missing-import", "error", "a binary does not import a symbol it must"),
+        Code("WA402", "missing-import", "error", "a binary does not import a symbol it must (or defines its own copy)"),
         Code("WA403", "dependency-rule", "error", "a binary lacks a dependency it must have / has one it must not"),
         Code("WA501", "unresolved-dependency", "error",
              "a dependency resolves neither inside the wheel nor to an allowed external library"),
         Code("WA502", "external-rpath", "error", "an rpath is absolute, empty, or forbidden"),
         Code("WA503", "wrong-architecture", "error", "a binary's architectures do not match the wheel's platform tag"),
         Code("WA504", "platform-too-new", "error",
-             "a binary needs a symbol version or OS version newer than the tag allows"),
+             "a binary needs a symbol version (glibc) or OS version (macOS minos) newer than the tag allows"),
         Code("WA505", "provider-not-required", "error",
              "a dependency is provided by a distribution that the wheel does not require"),
     )
@@ -186,6 +187,47 @@ def parse_severity(text: str) -> Severity:
     raise CodeError(f"{text!r} is not a severity (error or warning)")
 
 
+def parse_severities(values: dict[str, str] | Iterable[str] | None) -> dict[str, Severity]:
+    """Severity overrides: ``{"WA502": "error", "WA6": "warning"}``, or ``["WA502=error", ...]``
+    as the command line gives them. Keys are selectors (a code or a family), values severities.
+    Raises :class:`CodeError`."""
+    if not values:
+        return {}
+    pairs: list[tuple[str, str]] = []
+    if isinstance(values, dict):
+        pairs = list(values.items())
+    else:
+        if isinstance(values, str):
+            values = [values]
+        for value in values:
+            for part in str(value).split(","):
+                if not part.strip():
+                    continue
+                if "=" not in part:
+                    raise CodeError(f"{part.strip()!r}: expected CODE=SEVERITY, like WA502=error")
+                code, _, level = part.partition("=")
+                pairs.append((code, level))
+    return {parse_selector(code): parse_severity(level) for code, level in pairs}
+
+
+def severity_of(code: str, overrides: dict[str, Severity] | None = None) -> Severity:
+    """The severity of ``code``: the most specific override that selects it, else its default."""
+    if overrides:
+        best = max((sel for sel in overrides if code.startswith(sel)), key=len, default=None)
+        if best is not None:
+            return overrides[best]
+    return CODES[code].severity
+
+
 def families() -> dict[str, str]:
     """Code family prefix -> its title, for the docs."""
     return {f: t for f, t in _FAMILIES.items() if any(c.startswith(f) for c in CODES)}
+
+
+def markdown_table() -> str:
+    """The codes as a Markdown table (code with its anchor, name, severity, summary): what
+    ``docs/codes.md`` and the README show, made by ``scripts/gen_codes_doc.py``."""
+    rows = ["| code | name | severity | meaning |", "|---|---|---|---|"]
+    for c in CODES.values():
+        rows.append(f'| <a id="{c.anchor}"></a>{c.code} | `{c.name}` | {c.severity} | {c.summary} |')
+    return "\n".join(rows) + "\n"
