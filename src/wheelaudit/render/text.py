@@ -6,7 +6,7 @@ import os
 import sys
 from typing import TextIO
 
-from ..findings import Finding
+from ..findings import CODES, Finding
 from ..report import Report
 from ..scan import Wheel
 
@@ -65,7 +65,8 @@ def render_findings(wheel_name: str, findings: list[Finding], out: TextIO, color
         for p in f.paths[:8]:
             out.write(f"    at {p}\n")
         if len(f.paths) > 8:
-            out.write(f"    … (+{len(f.paths) - 8} more paths)\n")
+            out.write(f"    … and {len(f.paths) - 8} more\n")
+        out.write(f"    hint: {f.hint or CODES[f.code].fix}\n")
 
 
 def render_report(report: Report, out: TextIO, color: bool = False) -> None:
