@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need_apt=()
-for tool in gcc g++ ar clang ld.lld; do
+for tool in gcc g++ ar clang ld.lld lld-link llvm-dlltool x86_64-w64-mingw32-gcc i686-w64-mingw32-gcc; do
   command -v "$tool" >/dev/null 2>&1 || need_apt+=("$tool")
 done
 clang_bin=$(dirname "$(readlink -f "$(command -v clang 2>/dev/null || echo /nonexistent)")")
@@ -15,7 +15,7 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: installing the fixture toolchain (missing: ${need_apt[*]})" >&2
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -qq
-  $SUDO apt-get install -y -qq --no-install-recommends gcc g++ binutils clang lld llvm >/dev/null
+  $SUDO apt-get install -y -qq --no-install-recommends gcc g++ binutils clang lld llvm mingw-w64 >/dev/null
 fi
 
 PY=${PYTHON:-python3}
