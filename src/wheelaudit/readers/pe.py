@@ -50,9 +50,10 @@ from bisect import bisect_right
 from collections.abc import Sequence
 
 from ..facts import Dependency, Slice, Symbol
-from . import Buffer, MalformedBinary, find_strings
+from ..symbols import make_symbol
+from . import Buffer, MalformedBinary, Unspooled, complement, find_strings
 
-__all__ = ["parse", "MACHINES"]
+__all__ = ["parse", "spool_ranges", "MACHINES"]
 
 MACHINES = {
     0x14C: "x86",
@@ -86,6 +87,8 @@ MAX_IMPORT_ENTRIES = 1 << 21  # all thunks of all import and delay-import tables
 MAX_DESCRIPTORS = 1 << 16
 MAX_DEBUG_ENTRIES = 64
 MAX_NAME = 1 << 16  # longest name read (MSVC truncates decorated names far below this)
+#: a code section smaller than this is spooled anyway (a hole saves nothing worth a second read)
+SPOOL_MIN_HOLE = 16 << 20
 
 
 class _Image:
@@ -94,10 +97,17 @@ class _Image:
     def __init__(self, data: Buffer, sections: list[tuple[int, int, int, int, int]], size_of_headers: int):
         self.data = data
         self.size = len(data)
+        self.holes: Sequence[tuple[int, int]] = getattr(data, "holes", ())  # left out of a sparse spool
         self.headers = min(size_of_headers, self.size)
         # (va, end of the file-backed part in RVA terms, raw pointer, characteristics), by va
         self.sections = sorted((va, va + min(vsize or rsize, rsize), raw, ch) for va, vsize, raw, rsize, ch in sections)
         self.starts = [s[0] for s in self.sections]
+
+    def check(self, off: int, end: int, what: str) -> None:
+        """``[off, end)`` holds bytes of the file, not a hole of a sparse spool."""
+        for lo, hi in self.holes:  # (every read of a table passes here)
+            if off < hi and lo < end:
+                raise Unspooled(f"{what} at 0x{off:x} + {end - off} bytes was not spooled")
 
     def section(self, rva: int):
         i = bisect_right(self.starts, rva) - 1
@@ -114,8 +124,12 @@ class _Image:
             va, end, raw, _ = sec
             off = raw + (rva - va)
             if rva + length <= end and off + length <= self.size:
+                if self.holes:
+                    self.check(off, off + length, what)
                 return off
         elif 0 <= rva and rva + length <= self.headers:
+            if self.holes:
+                self.check(rva, rva + length, what)
             return rva
         raise MalformedBinary(f"{what} (RVA 0x{rva:x}, {length} bytes) is outside the file's sections")
 
@@ -132,11 +146,53 @@ class _Image:
         nul = self.data.find(b"\0", off, min(stop, off + MAX_NAME))
         if nul < 0:
             raise MalformedBinary(f"{what} at RVA 0x{rva:x} has no terminating NUL within its section")
+        if self.holes:
+            self.check(off, nul + 1, what)
         return bytes(self.data[off:nul]).decode("utf-8", "backslashreplace")
 
     def executable(self, rva: int) -> bool:
         sec = self.section(rva)
         return sec is not None and bool(sec[3] & (IMAGE_SCN_CNT_CODE | IMAGE_SCN_MEM_EXECUTE))
+
+
+def spool_ranges(head: bytes, size: int) -> list[tuple[int, int]] | None:
+    """What to keep of a ``size``-byte PE file when spooling it, from its first bytes ``head``:
+    all but the sections of machine code (``IMAGE_SCN_CNT_CODE``/``MEM_EXECUTE``) that hold none
+    of the directories the reader reads; None (keep everything) when the headers and the
+    section table are not all in ``head`` or anything is odd. The reader checks every read
+    against what was left out and raises :class:`~wheelaudit.readers.Unspooled` rather than read
+    a hole (then the member is read again whole): a lookup table or name in a code section,
+    which no linker we know writes, costs a second read, never a wrong fact."""
+    try:
+        (e_lfanew,) = struct.unpack_from("<I", head, 0x3C)
+        if head[:2] != b"MZ" or head[e_lfanew:e_lfanew + 4] != b"PE\0\0":
+            return None
+        nsec, opt_size = struct.unpack_from("<H", head, e_lfanew + 6)[0], struct.unpack_from("<H", head, e_lfanew + 20)[0]
+        opt = e_lfanew + 24
+        (magic,) = struct.unpack_from("<H", head, opt)
+        dirs_at = {PE32_MAGIC: 96, PE32_PLUS_MAGIC: 112}.get(magic)
+        sec_at = opt + opt_size
+        if dirs_at is None or opt_size < dirs_at or sec_at + 40 * nsec > len(head):
+            return None
+        (ndirs,) = struct.unpack_from("<I", head, opt + dirs_at - 4)
+        ndirs = min(ndirs, 16, (opt_size - dirs_at) // 8)
+        wanted = [struct.unpack_from("<II", head, opt + dirs_at + 8 * i) for i in range(ndirs)
+                  if i in (DIR_EXPORT, DIR_IMPORT, DIR_RESOURCE, DIR_DEBUG, DIR_DELAY_IMPORT)]
+    except struct.error:
+        return None
+    holes = []
+    for i in range(nsec):
+        vsize, va, rsize, raw = struct.unpack_from("<IIII", head, sec_at + 40 * i + 8)
+        (ch,) = struct.unpack_from("<I", head, sec_at + 40 * i + 36)
+        if not ch & (IMAGE_SCN_CNT_CODE | IMAGE_SCN_MEM_EXECUTE):
+            continue
+        span = vsize or rsize
+        if any(rva < va + span and va < rva + max(length, 1) for rva, length in wanted if rva):
+            continue
+        lo, hi = max(raw, len(head)), min(raw + rsize, size)
+        if hi - lo >= SPOOL_MIN_HOLE:
+            holes.append((lo, hi))
+    return complement(holes, size) if holes else None
 
 
 def _u32_array(data: Buffer, off: int, count: int) -> array:
@@ -248,7 +304,7 @@ def _exports(img: _Image, directory: tuple[int, int], s: Slice) -> None:
     data = img.data
     dir_rva, dir_size = directory
     off = img.offset(dir_rva, 40, "export directory")
-    name_rva, base, n_funcs, n_names, eat_rva, names_rva, ords_rva = struct.unpack_from("<IIIIIII", data, off + 12)
+    name_rva, base_ordinal, n_funcs, n_names, eat_rva, names_rva, ords_rva = struct.unpack_from("<IIIIIII", data, off + 12)
     if n_funcs > MAX_EXPORTS or n_names > MAX_EXPORTS:
         raise MalformedBinary(f"export directory claims {max(n_funcs, n_names)} entries; limit {MAX_EXPORTS:,}")
     if name_rva:
@@ -260,27 +316,56 @@ def _exports(img: _Image, directory: tuple[int, int], s: Slice) -> None:
     if n_names:
         name_ptrs = _u32_array(data, img.offset(names_rva, 4 * n_names, "export name table"), n_names)
         ordinals = _u16_array(data, img.offset(ords_rva, 2 * n_names, "export ordinal table"), n_names)
-        cstring = img.cstring
-        for ptr, idx in zip(name_ptrs, ordinals):
-            if idx >= n_funcs:
-                raise MalformedBinary(f"export name table points at address table entry {idx}; it has {n_funcs}")
-            if idx not in names:
-                names[idx] = cstring(ptr, "export name")
+        if max(ordinals) >= n_funcs:
+            raise MalformedBinary(f"export name table points at address table entry {max(ordinals)}; it has {n_funcs}")
+        strings = _names_in_one_section(img, name_ptrs)
+        if strings is not None:  # the usual layout: one slice of bytes, one find per name
+            blob, base = strings
+            find = blob.find
+            for ptr, idx in zip(name_ptrs, ordinals):
+                if idx not in names:
+                    at = ptr - base
+                    nul = find(b"\0", at, at + MAX_NAME)
+                    if nul < 0:
+                        raise MalformedBinary(f"export name at RVA 0x{ptr:x} has no terminating NUL within its section")
+                    names[idx] = blob[at:nul].decode("utf-8", "backslashreplace")
+        else:
+            for ptr, idx in zip(name_ptrs, ordinals):
+                if idx not in names:
+                    names[idx] = img.cstring(ptr, "export name")
     exports: list[Symbol] = []
     forwarders: dict[str, str] = {}
     dir_end = dir_rva + dir_size
+    code = [(sec[0], sec[1]) for sec in img.sections if sec[3] & (IMAGE_SCN_CNT_CODE | IMAGE_SCN_MEM_EXECUTE)]
+    lo, hi = code[0] if code else (0, 0)  # the first code section (.text) holds nearly every function
     executable = img.executable
+    make = make_symbol
     for idx, rva in enumerate(eat):
         if not rva:
             continue  # an unused ordinal slot
-        name = names.get(idx) or f"#{base + idx}"
+        name = names.get(idx) or f"#{base_ordinal + idx}"
         if dir_rva <= rva < dir_end:
             forwarders[name] = img.cstring(rva, "export forwarder")
         else:
-            exports.append(Symbol(name, None if name.startswith(("?", "_Z")) else name,
-                                  "global", "func" if executable(rva) else "data"))
+            kind = "func" if (lo <= rva < hi or executable(rva)) else "data"
+            exports.append(make(name, "global", kind, None, None if name[:1] == "?" or name[:2] == "_Z" else name))
     s.exports = exports
     s.forwarders = forwarders
+
+
+def _names_in_one_section(img: _Image, ptrs: array) -> tuple[bytes, int] | None:
+    """The bytes from the lowest to past the highest of ``ptrs`` (RVAs) and the RVA they start
+    at, when all lie in the file-backed part of one section; else None."""
+    first, last = min(ptrs), max(ptrs)
+    sec = img.section(first)
+    if sec is None or last >= sec[1]:
+        return None
+    va, end, raw, _ = sec
+    start = raw + (first - va)
+    stop = min(raw + (end - va), img.size, raw + (last - va) + MAX_NAME)
+    if img.holes:
+        img.check(start, stop, "export names")
+    return bytes(img.data[start:stop]), first
 
 
 def _thunks(img: _Image, rva: int, plus: bool, budget: list[int], what: str) -> list[str]:
@@ -299,6 +384,8 @@ def _thunks(img: _Image, rva: int, plus: bool, budget: list[int], what: str) -> 
         (entry,) = struct.unpack_from(fmt, data, start + i * width)
         if not entry:
             budget[0] -= i
+            if img.holes:
+                img.check(start, start + (i + 1) * width, what)
             return out
         if entry & ordinal_flag:
             out.append(f"#{entry & 0xFFFF}")
@@ -355,6 +442,8 @@ def _codeview_path(img: _Image, directory: tuple[int, int]) -> str | None:
             continue
         if ptr + dsize > img.size:
             raise MalformedBinary(f"CodeView record ({dsize} bytes at 0x{ptr:x}) is past the end of the file")
+        if img.holes:
+            img.check(ptr, ptr + dsize, "CodeView record")
         sig = bytes(data[ptr:ptr + 4])
         head = 24 if sig == b"RSDS" else 16 if sig == b"NB10" else None
         if head is None or dsize <= head:
