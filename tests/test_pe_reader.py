@@ -361,3 +361,31 @@ def test_spool_ranges_leave_out_only_large_code_sections(pe_libs):
     head = bytes(x[:raw])  # the headers and the section table, as the pipeline's first chunk has them
     assert pe.spool_ranges(head, size) == [(0, raw), (raw + (32 << 20), size)]
     assert pe.spool_ranges(b"MZ" + bytes(100), 1 << 30) is None
+
+
+def test_names_pointing_into_one_long_run_are_bounded(pe_libs):
+    """Many import lookup entries naming offsets inside one long run of non-NUL bytes: the bytes
+    scanned for names are bounded (pe.MAX_NAME_BYTES), so the reader stops with a reason instead
+    of scanning the run once per entry."""
+    x = bytearray((pe_libs / "x.pyd").read_bytes())
+    h = _headers(bytes(x))
+    nsec = struct.unpack_from("<H", x, h["lfanew"] + 6)[0]
+    last = h["sections"] + 40 * (nsec - 1)
+    vsize, va, rsize, _raw = struct.unpack_from("<IIII", x, last + 8)
+    new_va = (va + max(vsize, rsize) + 0xFFFF) & ~0xFFFF
+    n = 1_000_000
+    run_rva = new_va + 20 * 2 + 8 * (n + 1)
+    # one descriptor, its lookup table (every entry a name 60,000 bytes long, at its own offset), the run
+    ilt = struct.pack(f"<{n}Q", *(run_rva + (i % 4096) for i in range(n))) + bytes(8)
+    name_rva = run_rva + 70_000
+    body = struct.pack("<IIIII", new_va + 40, 0, 0, name_rva, new_va + 40) + bytes(20) + ilt \
+        + b"A" * 60_000 + bytes(10_000) + b"DLL.dll\0"
+    raw_new = (len(x) + 511) & ~511
+    x += bytes(raw_new - len(x)) + body
+    x[last + 40:last + 80] = struct.pack("<8sIIIIIIHHI", b".evil", len(body), new_va, len(body), raw_new,
+                                         0, 0, 0, 0, 0x40000040)
+    struct.pack_into("<H", x, h["lfanew"] + 6, nsec + 1)
+    struct.pack_into("<II", x, h["dirs"] + 8, new_va, 40)
+    struct.pack_into("<II", x, h["dirs"] + 13 * 8, 0, 0)  # (no delay-imports to read)
+    with pytest.raises(MalformedBinary, match="names of the image's tables total more than"):
+        pe.parse(bytes(x))

@@ -87,6 +87,10 @@ MAX_IMPORT_ENTRIES = 1 << 21  # all thunks of all import and delay-import tables
 MAX_DESCRIPTORS = 1 << 16
 MAX_DEBUG_ENTRIES = 64
 MAX_NAME = 1 << 16  # longest name read (MSVC truncates decorated names far below this)
+#: all names read from one image together (torch_cpu.dll's ~60,000 exports take a few MB): the
+#: bound on the bytes a hostile image can make the reader scan by pointing many entries into
+#: one long run of non-NUL bytes
+MAX_NAME_BYTES = 64 << 20
 #: a code section smaller than this is spooled anyway (a hole saves nothing worth a second read)
 SPOOL_MIN_HOLE = 16 << 20
 
@@ -99,6 +103,7 @@ class _Image:
         self.size = len(data)
         self.holes: Sequence[tuple[int, int]] = getattr(data, "holes", ())  # left out of a sparse spool
         self.headers = min(size_of_headers, self.size)
+        self.name_budget = MAX_NAME_BYTES
         # (va, end of the file-backed part in RVA terms, raw pointer, characteristics), by va
         self.sections = sorted((va, va + min(vsize or rsize, rsize), raw, ch) for va, vsize, raw, rsize, ch in sections)
         self.starts = [s[0] for s in self.sections]
@@ -148,7 +153,13 @@ class _Image:
             raise MalformedBinary(f"{what} at RVA 0x{rva:x} has no terminating NUL within its section")
         if self.holes:
             self.check(off, nul + 1, what)
+        self.spend(nul - off)
         return bytes(self.data[off:nul]).decode("utf-8", "backslashreplace")
+
+    def spend(self, n: int) -> None:
+        self.name_budget -= n + 1
+        if self.name_budget < 0:
+            raise MalformedBinary(f"the names of the image's tables total more than {MAX_NAME_BYTES:,} bytes")
 
     def executable(self, rva: int) -> bool:
         sec = self.section(rva)
@@ -322,13 +333,18 @@ def _exports(img: _Image, directory: tuple[int, int], s: Slice) -> None:
         if strings is not None:  # the usual layout: one slice of bytes, one find per name
             blob, base = strings
             find = blob.find
+            budget = img.name_budget
             for ptr, idx in zip(name_ptrs, ordinals):
                 if idx not in names:
                     at = ptr - base
                     nul = find(b"\0", at, at + MAX_NAME)
                     if nul < 0:
                         raise MalformedBinary(f"export name at RVA 0x{ptr:x} has no terminating NUL within its section")
+                    budget -= nul - at + 1
+                    if budget < 0:
+                        raise MalformedBinary(f"the names of the image's tables total more than {MAX_NAME_BYTES:,} bytes")
                     names[idx] = blob[at:nul].decode("utf-8", "backslashreplace")
+            img.name_budget = max(budget, 0)
         else:
             for ptr, idx in zip(name_ptrs, ordinals):
                 if idx not in names:
