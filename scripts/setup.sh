@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need_apt=()
-for tool in gcc g++ ar clang ld.lld lld-link llvm-dlltool x86_64-w64-mingw32-gcc i686-w64-mingw32-gcc; do
+for tool in gcc g++ ar clang ld.lld lld-link llvm-dlltool llvm-rc x86_64-w64-mingw32-gcc i686-w64-mingw32-gcc; do
   command -v "$tool" >/dev/null 2>&1 || need_apt+=("$tool")
 done
 clang_bin=$(dirname "$(readlink -f "$(command -v clang 2>/dev/null || echo /nonexistent)")")

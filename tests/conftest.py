@@ -69,7 +69,7 @@ def fixture_libs(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 PE_APT_HINT = "apt-get install -y clang lld llvm mingw-w64"
-_PE_TOOLS = ("clang", "lld-link", "llvm-dlltool", "llvm-readobj", "llvm-objdump",
+_PE_TOOLS = ("clang", "lld-link", "llvm-dlltool", "llvm-rc", "llvm-readobj", "llvm-objdump",
              "x86_64-w64-mingw32-gcc", "x86_64-w64-mingw32-g++", "i686-w64-mingw32-gcc")
 
 

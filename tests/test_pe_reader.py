@@ -97,6 +97,17 @@ def test_every_fact_equals_lief(pe_libs, name):
     assert b.optional_header.major_linker_version == int(s.linker_version.split(".")[0])
     pdb = b.codeview_pdb
     assert s.debug_path == (pdb.filename if pdb is not None else None)
+    versions = b.resources_manager.version if b.has_resources else []
+    if versions:
+        f = versions[0].file_info
+
+        def ver(ms: int, ls: int) -> str:
+            return f"{ms >> 16}.{ms & 0xFFFF}.{ls >> 16}.{ls & 0xFFFF}"
+
+        assert (s.file_version, s.product_version) == (ver(f.file_version_ms, f.file_version_ls),
+                                                       ver(f.product_version_ms, f.product_version_ls))
+    else:
+        assert s.file_version is None and s.product_version is None
 
 
 def test_fixture_facts_say_what_was_built(pe_libs):
@@ -110,6 +121,7 @@ def test_fixture_facts_say_what_was_built(pe_libs):
     assert x.imports_from["DELAYED.dll"] == ["delayed_entry"]
     assert "PyModule_Create2" in x.imports and "?_Xlength_error@std@@YAXPEBD@Z" in x.imports
     assert x.debug_path == "C:\\Users\\builder\\et\\x.pdb"
+    assert (x.file_version, x.product_version) == ("14.38.33130.7", "1.5.1.0")
     assert {e.name for e in x.exports} >= {"PyInit_x"}
     (c,) = pe.parse((pe_libs / "copy.dll").read_bytes())
     assert c.forwarders == {"HeapAlloc2": "NTDLL.RtlAllocateHeap", "FwdByOrdinal": "OTHER.#7"}
@@ -165,6 +177,7 @@ def test_inspect_shows_the_pe_facts(pe_libs, tmp_path, capsys):
     text = capsys.readouterr().out
     assert "dep DELAYED.dll (delay)" in text and "dep python311.dll\n" in text
     assert "pdb C:\\Users\\builder\\et\\x.pdb" in text and "subsystem windows_gui 6.2" in text
+    assert "file version 14.38.33130.7" in text
     assert "U #12 (ORDLIB.dll)" in text and "F HeapAlloc2 -> NTDLL.RtlAllocateHeap" in text
     assert "T int executorch::runtime::register_backend(struct executorch::runtime::Backend const &)" in text
     assert main(["inspect", str(wheel), "--symbols", "--format", "json"]) == 0
