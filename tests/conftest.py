@@ -68,6 +68,30 @@ def fixture_libs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+PE_APT_HINT = "apt-get install -y clang lld llvm mingw-w64"
+_PE_TOOLS = ("clang", "lld-link", "llvm-dlltool", "llvm-rc", "llvm-readobj", "llvm-objdump",
+             "x86_64-w64-mingw32-gcc", "x86_64-w64-mingw32-g++", "i686-w64-mingw32-gcc")
+
+
+@pytest.fixture(scope="session")
+def pe_libs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Directory with the Windows PE fixtures of fixtures/build_pe.sh (x.pyd, copy.dll, arm64.pyd,
+    mingw.dll, small32.dll, small.exe). Fails, never skips, without the toolchain."""
+    clang = shutil.which("clang")
+    llvm_bin = Path(os.path.realpath(clang)).parent if clang else None
+    missing = [t for t in _PE_TOOLS
+               if shutil.which(t) is None and not (llvm_bin is not None and (llvm_bin / t).exists())]
+    if missing:
+        pytest.fail(f"PE fixture toolchain missing ({', '.join(missing)}); install it with: {PE_APT_HINT}",
+                    pytrace=False)
+    out = tmp_path_factory.mktemp("pe_libs")
+    proc = subprocess.run(["sh", str(FIXTURES / "build_pe.sh"), str(out)], capture_output=True, text=True)
+    if proc.returncode != 0:
+        pytest.fail(f"build_pe.sh failed (exit {proc.returncode}); toolchain: {PE_APT_HINT}\n"
+                    f"stdout:\n{proc.stdout}\nstderr:\n{proc.stderr}", pytrace=False)
+    return out
+
+
 @pytest.fixture(scope="session")
 def fixture_wheels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """Scenario name -> path of a built .whl (see fixtures/README.md for the scenarios)."""

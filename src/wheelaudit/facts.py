@@ -15,7 +15,7 @@ Format = Literal["elf", "macho", "pe"]
 Kind = Literal["shared", "bundle", "executable", "object"]
 SymbolType = Literal["func", "data", "other"]
 Binding = Literal["global", "weak", "local"]
-DependencyKind = Literal["needed", "load", "weak", "reexport", "upward", "lazy", "import"]
+DependencyKind = Literal["needed", "load", "weak", "reexport", "upward", "lazy", "import", "delay"]
 RpathKind = Literal["rpath", "runpath", "lc_rpath"]
 
 
@@ -67,7 +67,11 @@ Symbol.demangled = _LazyDemangled()  # type: ignore[assignment]  # after @datacl
 
 @dataclass(frozen=True)
 class Dependency:
-    """A library the binary asks the loader for (DT_NEEDED, LC_LOAD_*_DYLIB, PE import)."""
+    """A library the binary asks the loader for (DT_NEEDED, LC_LOAD_*_DYLIB, PE import).
+
+    ``kind`` for PE: ``import`` (the import directory: loaded with the image) or ``delay`` (the
+    delay-import directory: loaded on the first call into it, so its absence shows only then).
+    """
 
     name: str
     kind: DependencyKind = "needed"
@@ -92,10 +96,10 @@ class Slice:
 
     arch: str
     kind: Kind = "shared"
-    identity: str | None = None  # ELF DT_SONAME / Mach-O LC_ID_DYLIB
+    identity: str | None = None  # ELF DT_SONAME / Mach-O LC_ID_DYLIB / PE export directory DLL name
     dependencies: list[Dependency] = field(default_factory=list)
     rpaths: list[Rpath] = field(default_factory=list)
-    min_os: str | None = None  # Mach-O LC_BUILD_VERSION / LC_VERSION_MIN_* minos, "11.0"
+    min_os: str | None = None  # Mach-O LC_BUILD_VERSION / LC_VERSION_MIN_* minos, "11.0"; PE subsystem version "6.0"
     sdk: str | None = None
     needs_versions: list[str] = field(default_factory=list)  # ELF verneed: "GLIBC_2.28", ...
     stripped: bool = True  # no local symbol table to read
@@ -106,6 +110,14 @@ class Slice:
     offset: int = 0  # where the slice starts in the file (0 for thin binaries)
     size: int = 0  # slice size in bytes
     notes: list[str] = field(default_factory=list)  # reader remarks worth showing (limits hit, ...)
+    # PE only (None / empty elsewhere):
+    imports_from: dict[str, list[str]] = field(default_factory=dict)  # DLL -> names imported from it ("#12": by ordinal)
+    forwarders: dict[str, str] = field(default_factory=dict)  # export name -> "NTDLL.RtlAllocateHeap" (not in exports)
+    subsystem: str | None = None  # "windows_gui", "windows_cui", ...
+    linker_version: str | None = None  # optional header Major/MinorLinkerVersion, "14.38"
+    debug_path: str | None = None  # CodeView PDB path of the debug directory
+    file_version: str | None = None  # VS_FIXEDFILEINFO of the version resource, "14.38.33130.0"
+    product_version: str | None = None
 
     @property
     def exports_count(self) -> int:

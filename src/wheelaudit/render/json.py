@@ -32,6 +32,19 @@ def slice_dict(sl: Slice, symbols: bool, resolved: dict | None = None) -> dict[s
     }
     if sl.notes:
         d["notes"] = list(sl.notes)
+    if sl.linker_version is not None:  # a PE slice
+        pe: dict[str, Any] = {
+            "subsystem": sl.subsystem,
+            "linker_version": sl.linker_version,
+            "debug_path": sl.debug_path,
+            "file_version": sl.file_version,
+            "product_version": sl.product_version,
+            "forwarders_count": len(sl.forwarders),
+        }
+        if symbols:
+            pe["imports_from"] = {k: list(v) for k, v in sl.imports_from.items()}
+            pe["forwarders"] = dict(sl.forwarders)
+        d["pe"] = pe
     if resolved:
         for dep in d["dependencies"]:
             r = resolved.get(dep["name"])

@@ -122,7 +122,14 @@ def render_inspect(wheels: list[Wheel], out: TextIO, color: bool = False, symbol
             for sl in b.slices:
                 prefix = f"    [{sl.arch}] " if b.universal else "    "
                 facts = []
-                if sl.min_os:
+                if sl.linker_version is not None:  # a PE slice
+                    facts.append(f"subsystem {sl.subsystem} {sl.min_os}")
+                    facts.append(f"linker {sl.linker_version}")
+                    if sl.file_version:
+                        facts.append(f"file version {sl.file_version}")
+                    if sl.debug_path:
+                        facts.append(f"pdb {sl.debug_path}")
+                elif sl.min_os:
                     facts.append(f"min macOS {sl.min_os}")
                 if sl.needs_versions:
                     facts.append("needs " + _highest_versions(sl.needs_versions))
@@ -130,7 +137,7 @@ def render_inspect(wheels: list[Wheel], out: TextIO, color: bool = False, symbol
                 out.write(prefix + "; ".join(facts) + "\n")
                 res = (resolutions or {}).get(b.path, {}).get(sl.arch, {})
                 for d in sl.dependencies:
-                    kind = "" if d.kind in ("needed", "load") else f" ({d.kind})"
+                    kind = "" if d.kind in ("needed", "load", "import") else f" ({d.kind})"
                     shown = ""
                     if d.name in res:
                         where = res[d.name]
@@ -149,8 +156,15 @@ def render_inspect(wheels: list[Wheel], out: TextIO, color: bool = False, symbol
                     for s in sl.exports:
                         flag = "W" if s.weak else "T" if s.type == "func" else "D"
                         out.write(f"{prefix}  {flag} {s.demangled}\n")
-                    for n in sl.imports:
-                        out.write(f"{prefix}  U {n}\n")
+                    if sl.imports_from:  # PE: each name under the DLL it comes from
+                        for dll, names in sl.imports_from.items():
+                            for n in names:
+                                out.write(f"{prefix}  U {n} ({dll})\n")
+                    else:
+                        for n in sl.imports:
+                            out.write(f"{prefix}  U {n}\n")
+                    for n, target in sl.forwarders.items():
+                        out.write(f"{prefix}  F {n} -> {target}\n")
         for f in w.findings:
             out.write(f"\n  {paint(f.code, 'error', color)} {f.message}\n")
         out.write("\n")
