@@ -1,0 +1,46 @@
+"""The C++ consumer surface of a wheel (issue #24): CMake package configs and export files and
+pkg-config files, read as text and never run.
+
+    surface = read_surface(wheel.files, read_text)
+
+``read_text(path) -> str | None`` returns a member's text (None when it cannot be read). The result
+is a plain :class:`Surface`; :mod:`wheelaudit.checks.consumer` turns it into findings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from .cmake import SurfaceError, read_cmake
+from .model import (PREFIX, SITE, ConfigVariable, ImportedTarget, Layout, PackageConfig, PkgConfigFile, Ref,
+                    Surface)
+from .pkgconfig import read_pkgconfig
+
+__all__ = ["read_surface", "has_surface", "Surface", "ImportedTarget", "PackageConfig", "ConfigVariable",
+           "PkgConfigFile", "Ref", "Layout", "SurfaceError", "PREFIX", "SITE"]
+
+
+def has_surface(files: Iterable[str]) -> bool:
+    """Whether a wheel ships any file the consumer surface is read from."""
+    return any(f.endswith((".cmake", ".pc")) for f in files)
+
+
+def read_surface(files: Iterable[str], read_text: Callable[[str], str | None]) -> Surface:
+    """Read every CMake and pkg-config file of a wheel. Never raises on the files' content: a
+    file that cannot be read is listed in ``problems``."""
+    files = list(files)
+    if not has_surface(files):
+        return Surface()
+    layout = Layout(files)
+
+    def guarded(path: str) -> str | None:
+        try:
+            return read_text(path)
+        except (OSError, UnicodeError, ValueError):
+            return None
+
+    targets, configs, exports, cm_problems = read_cmake(files, guarded, layout)
+    pcs, pc_problems = read_pkgconfig(files, guarded, layout)
+    problems = sorted({**cm_problems, **pc_problems}.items())
+    return Surface(targets=sorted(targets, key=lambda t: (t.name, t.export_file)), configs=configs,
+                   export_files=exports, pkgconfig=pcs, problems=problems)
