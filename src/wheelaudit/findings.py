@@ -41,6 +41,13 @@ CODES: dict[str, Code] = {
         Code("WA503", "error", "a binary's architectures do not match the wheel's platform tag"),
         Code("WA504", "error", "a binary needs a symbol version or OS version newer than the tag allows"),
         Code("WA505", "error", "a dependency is provided by a distribution that the wheel does not require"),
+        # the consumer surface (CMake / pkg-config, wheelaudit.checks.consumer): WA701, WA702 and
+        # WA704 are errors or warnings by case, carried by the finding's severity_override
+        Code("WA701", "error", "a CMake imported target or a pkg-config file names a library file that is not in the wheel"),
+        Code("WA702", "error", "the consumer surface names an absolute path of the build machine"),
+        Code("WA703", "error", "an imported target's IMPORTED_SONAME differs from the identity of the library it names"),
+        Code("WA704", "error", "an include directory the consumer surface names inside the wheel does not exist in it"),
+        Code("WA705", "error", "a component's CMake target is declared by no package config of the wheel, or for another library"),
     )
 }
 
@@ -62,10 +69,13 @@ class Finding:
     symbols: list[str] = field(default_factory=list)
     rule: str = ""  # id of the rule that produced it ("component:backend_mlx", "names", ...)
     waived_by: str | None = None  # the waiver's reason when a [[waive]] accepted it
+    #: for a code whose severity depends on the case (WA7xx: error where a consumer's configure
+    #: or link fails, warning otherwise): this finding's own; None: the code's
+    severity_override: Severity | None = None
 
     @property
     def severity(self) -> Severity:
-        return CODES[self.code].severity
+        return self.severity_override or CODES[self.code].severity
 
     @property
     def waived(self) -> bool:

@@ -25,6 +25,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from ..globs import Glob, GlobError
 from .model import ConfigVariable, ImportedTarget, Layout, PackageConfig, Ref, display
 
 MAX_DEPTH = 16  # nested include()s
@@ -32,6 +33,7 @@ MAX_FILES = 256  # files read per package config
 MAX_STEPS = 200_000  # commands run per package config (foreach bodies count each time)
 MAX_VALUE = 1 << 20  # characters in one expanded value
 MAX_ITEMS = 10_000  # items of one foreach
+MAX_EXPANDED = 64 << 20  # characters expanded in all per package config
 
 
 class SurfaceError(ValueError):
@@ -179,27 +181,14 @@ def split_list(value: str) -> list[str]:
     return [i.replace("\\;", ";") for i in items if i != ""]
 
 
-def _glob_regex(pattern: str, recurse: bool) -> re.Pattern[str]:
-    out = []
-    i = 0
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "*":
-            out.append(".*" if recurse else "[^/]*")
-        elif c == "?":
-            out.append("[^/]")
-        elif c == "[":
-            j = pattern.find("]", i + 1)
-            if j > i + 1:
-                body = pattern[i + 1:j].replace("\\", "\\\\")
-                out.append("[" + ("^" + body[1:] if body.startswith("!") else body) + "]")
-                i = j
-            else:
-                out.append(re.escape(c))
-        else:
-            out.append(re.escape(c))
-        i += 1
-    return re.compile("".join(out) + r"\Z", re.S)
+def _glob(pattern: str, recurse: bool) -> Glob:
+    """A ``file(GLOB)`` pattern as a :class:`~wheelaudit.globs.Glob` (CMake's globs have no braces:
+    they are literal here)."""
+    escaped = pattern.replace("\\", "\\\\").replace("{", "\\{").replace("}", "\\}")
+    try:
+        return Glob(escaped, cross_slash=recurse)
+    except GlobError as exc:
+        raise SurfaceError(f"file(GLOB): {exc}") from None
 
 
 def is_config_name(name: str) -> bool:
@@ -227,6 +216,7 @@ class _Run:
         self.unresolved_includes: list[str] = []
         self.variables: list[ConfigVariable] = []
         self.steps = 0
+        self.expanded = 0
         self.depth = 0
         self.root = root
         self.stack: list[str] = []
@@ -238,8 +228,9 @@ class _Run:
             if "{" not in text:
                 return text
             new = _VAR_REF.sub(self._lookup, text)
-            if len(new) > MAX_VALUE:
-                raise SurfaceError("a variable expands beyond the bound")
+            self.expanded += len(new)
+            if len(new) > MAX_VALUE or self.expanded > MAX_EXPANDED:
+                raise SurfaceError("variables expand beyond the bound")
             if new == text:
                 return text
             text = new
@@ -574,8 +565,8 @@ class _Run:
             return
         found: set[str] = set()
         for p in patterns:
-            rx = _glob_regex(posixpath.normpath(p), args[0] == "GLOB_RECURSE")
-            found.update(inst for inst in self.reader.installed_paths if rx.match(inst))
+            g = _glob(posixpath.normpath(p), args[0] == "GLOB_RECURSE")
+            found.update(inst for inst in self.reader.installed_paths if g.match(inst))
         result = sorted(found)
         if relative and _UNKNOWN not in relative:
             result = [posixpath.relpath(r, relative) for r in result]
@@ -827,3 +818,43 @@ def read_cmake(files: Iterable[str], read_text: Callable[[str], str | None],
     reader = CMakeReader(files, read_text, layout or Layout(files))
     targets, configs, exports = reader.read()
     return targets, configs, exports, dict(reader.problems)
+
+
+def read_declarations(files: Iterable[str], read_text: Callable[[str], str | None], config: Iterable[str],
+                      declares: str | re.Pattern[str], namespace: str = "") -> list:
+    """Targets a hand-written package config declares, found by the ``[cmake]`` table's
+    ``declares`` regex (named groups ``name`` and ``library``) in each file that a ``config`` glob
+    matches. Returns :class:`wheelaudit.checks.consumer.Declaration` objects."""
+    from ..checks.consumer import Declaration
+
+    rx = re.compile(declares) if isinstance(declares, str) else declares
+    globs = [Glob(c) if isinstance(c, str) else c for c in config]
+    out = []
+    for f in sorted(files):
+        if not any(g.match(f) for g in globs):
+            continue
+        text = read_text(f)
+        if text is None:
+            continue
+        # comments are text the regex should not see (a commented-out declaration declares nothing)
+        try:
+            text = "\n".join(_strip_comment(line) for line in text.splitlines())
+        except SurfaceError:
+            continue
+        for m in rx.finditer(text):
+            groups = m.groupdict()
+            name, library = groups.get("name"), groups.get("library")
+            if name:
+                out.append(Declaration(namespace + name, library or "", f))
+    return out
+
+
+def _strip_comment(line: str) -> str:
+    """The line less a ``#`` line comment outside a quoted argument."""
+    quoted = False
+    for i, c in enumerate(line):
+        if c == '"' and (i == 0 or line[i - 1] != "\\"):
+            quoted = not quoted
+        elif c == "#" and not quoted:
+            return line[:i]
+    return line
