@@ -168,6 +168,8 @@ class ComponentRule:
     required: bool | Condition = True
     exempt: list[Glob] = field(default_factory=list)
     when: Condition | None = None
+    #: the CMake imported target a package config of the wheel must declare for the owner (WA705)
+    cmake_target: str | None = None
     line: int | None = None
     source: str = "<string>"
 
@@ -236,6 +238,17 @@ class LinkageRule:
 
 
 @dataclass
+class CMakeRule:
+    """``[cmake]``: how a hand-written package config declares its targets (WA705)."""
+
+    config: list[Glob] = field(default_factory=list)
+    declares: re.Pattern[str] | None = None  # named groups: name, library
+    namespace: str = ""
+    line: int | None = None
+    source: str = "<string>"
+
+
+@dataclass
 class Waiver:
     """``[[waive]]``: a known finding, accepted on purpose."""
 
@@ -279,6 +292,7 @@ class Ruleset:
     files: list[FileRule] = field(default_factory=list)
     binaries: list[BinaryRule] = field(default_factory=list)
     linkage: LinkageRule | None = None
+    cmake: CMakeRule | None = None
     waivers: list[Waiver] = field(default_factory=list)
     #: CLI defaults: codes or prefixes to report only / to drop, and the failing severity.
     select: list[str] | None = None
@@ -843,12 +857,14 @@ class _Ctx:
 
 _TOP_KEYS = (
     "version", "name", "select", "ignore", "fail-on",
-    "libraries", "component", "file", "binary", "linkage", "waive",
+    "libraries", "component", "file", "binary", "linkage", "cmake", "waive",
 )  # fmt: skip
 _LIBRARIES_KEYS = ("scope", "expected", "identity", "when")
 _COMPONENT_KEYS = (
     "name", "symbols", "strings", "strong-only", "owner", "required", "exempt", "when",
+    "cmake-target",
 )  # fmt: skip
+_CMAKE_KEYS = ("config", "declares", "namespace")
 _FILE_KEYS = ("name", "glob", "count", "min", "max", "beside", "when")
 _BINARY_KEYS = (
     "name", "path", "count", "must-not-define", "must-import", "must-need", "must-not-need",
@@ -947,6 +963,28 @@ def _parse_component(ctx: _Ctx, i: int, value: dict[str, Any]) -> ComponentRule:
         required=required,
         exempt=ctx.globs(t["exempt"], p + ("exempt",), cross_slash=True) if "exempt" in t else [],
         when=ctx.condition(t["when"], p + ("when",)) if "when" in t else None,
+        cmake_target=ctx.string(t["cmake-target"], p + ("cmake-target",)) if "cmake-target" in t else None,
+        line=ctx.line(p),
+        source=ctx.source,
+    )
+
+
+def _parse_cmake(ctx: _Ctx, value: Any) -> CMakeRule:
+    if isinstance(value, list):
+        raise ctx.error(("cmake",), "expected a table ([cmake]), got an array ([[cmake]])")
+    p: KeyPath = ("cmake",)
+    t = ctx.table(value, p, _CMAKE_KEYS, required=("config", "declares"))
+    text = ctx.string(t["declares"], p + ("declares",))
+    try:
+        declares = re.compile(text)
+    except re.error as exc:
+        raise ctx.error(p + ("declares",), f"not a regular expression: {exc}") from None
+    if "name" not in declares.groupindex:
+        raise ctx.error(p + ("declares",), "the regular expression needs a named group (?P<name>...)")
+    return CMakeRule(
+        config=ctx.globs(t["config"], p + ("config",)),
+        declares=declares,
+        namespace=ctx.string(t["namespace"], p + ("namespace",), empty_ok=True) if "namespace" in t else "",
         line=ctx.line(p),
         source=ctx.source,
     )
@@ -1172,6 +1210,8 @@ def _ruleset(
 
     if "linkage" in data:
         rs.linkage = _parse_linkage(ctx, data["linkage"])
+    if "cmake" in data:
+        rs.cmake = _parse_cmake(ctx, data["cmake"])
 
     for i, item in enumerate(_array_of_tables(ctx, data, "waive")):
         rs.waivers.append(_parse_waiver(ctx, i, item))

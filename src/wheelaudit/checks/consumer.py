@@ -35,7 +35,7 @@ def _sev(live: bool) -> Severity:
 
 
 def _where(t: ImportedTarget) -> str:
-    return f"{t.export_file}" + ("" if t.live else " (an orphan: no package config includes it, nothing loads it)")
+    return f"of {t.export_file}" + ("" if t.live else ", an export file no package config includes (nothing loads it),")
 
 
 def _config(cfg: str) -> str:
@@ -76,7 +76,7 @@ def missing_files(surface: Surface, files: Iterable[str]) -> list[Finding]:
                                "does not exist\"")
             out.append(Finding(
                 "WA701",
-                f"imported target {t.name} ({_where(t)}) names {ref.text} in {prop}, which the wheel does not ship"
+                f"imported target {t.name} {_where(t)} names {ref.text} in {prop}, which the wheel does not ship"
                 + (f"; {consequence}" if t.live else ""),
                 subject=t.name, paths=[t.export_file] + ([ref.member] if ref.member else []),
                 rule="consumer", severity_override=_sev(t.live)))
@@ -194,13 +194,13 @@ def soname_mismatches(surface: Surface, files: Iterable[str], identities: Mappin
                     f"will not find it" if unfound else "")
             if soname is not None and soname != ident:
                 out.append(Finding(
-                    "WA703", f"imported target {t.name} ({_where(t)}) says IMPORTED_SONAME{_suffix(cfg)} {soname}, "
+                    "WA703", f"imported target {t.name} {_where(t)} says IMPORTED_SONAME{_suffix(cfg)} {soname}, "
                     f"but {ref.member} identifies itself as {ident}" + tail,
                     subject=t.name, paths=[t.export_file, ref.member], rule="consumer",
                     severity_override=_sev(t.live)))
             elif soname is None and unfound and not ident.startswith("@") and "/" not in ident:
                 out.append(Finding(
-                    "WA703", f"imported target {t.name} ({_where(t)}) names {ref.member}, whose identity is {ident}"
+                    "WA703", f"imported target {t.name} {_where(t)} names {ref.member}, whose identity is {ident}"
                     + tail, subject=t.name, paths=[t.export_file, ref.member], rule="consumer",
                     severity_override=_sev(t.live)))
     return out
@@ -222,7 +222,7 @@ def missing_includes(surface: Surface) -> list[Finding]:
         for r in t.include_dirs:
             if missing(r):
                 out.append(Finding(
-                    "WA704", f"imported target {t.name} ({_where(t)}) has {r.text} in INTERFACE_INCLUDE_DIRECTORIES, "
+                    "WA704", f"imported target {t.name} {_where(t)} has {r.text} in INTERFACE_INCLUDE_DIRECTORIES, "
                     "which the wheel does not ship" + ("; CMake stops generating every consumer: \"Imported target "
                                                       "includes non-existent path\"" if t.live else ""),
                     subject=t.name, paths=[t.export_file, r.member or r.text], rule="consumer",
@@ -329,3 +329,30 @@ def undeclared_targets(components: Sequence[Any], files: Iterable[str], surface:
                 f"({', '.join(owners)}): {'; '.join(wrong)}",
                 subject=comp.name, paths=owners, rule=f"component:{comp.name}", severity_override="error"))
     return out
+
+
+# -- the pipeline's entry point -------------------------------------------------------------------
+
+def evaluate_consumer(wheel: Any, ruleset: Any = None) -> list[Finding]:
+    """WA701-WA705 for a scanned wheel (:class:`wheelaudit.scan.Wheel`, whose ``surface`` the scan
+    read) under ``ruleset`` (its components' ``cmake-target`` and its ``[cmake]`` table; None: WA705
+    is not checked)."""
+    surface = getattr(wheel, "surface", None)
+    components = []
+    if ruleset is not None:
+        components = [c for c in ruleset.components if c.cmake_target and c.owner is not None
+                      and (c.when is None or c.when.holds(wheel.traits))]
+    if surface is None:
+        if not components:
+            return []
+        from ..surface import Surface
+
+        surface = Surface()
+    identities = {b.path: b.identity for b in wheel.libraries}
+    declarations: list[Declaration] = []
+    cmake = getattr(ruleset, "cmake", None)
+    if components and cmake is not None and cmake.declares is not None:
+        from ..surface.cmake import read_declarations
+
+        declarations = read_declarations(wheel.files, surface.texts.get, cmake.config, cmake.declares, cmake.namespace)
+    return check_surface(surface, wheel.files, identities, components=components, declarations=declarations)

@@ -39,8 +39,9 @@ def read_surface(files: Iterable[str], read_text: Callable[[str], str | None]) -
         except (OSError, UnicodeError, ValueError):
             return None
 
-    targets, configs, exports, cm_problems = read_cmake(files, guarded, layout)
+    reader = read_cmake(files, guarded, layout)
+    targets, configs, exports = reader.result
     pcs, pc_problems = read_pkgconfig(files, guarded, layout)
-    problems = sorted({**cm_problems, **pc_problems}.items())
+    problems = sorted({**reader.problems, **pc_problems}.items())
     return Surface(targets=sorted(targets, key=lambda t: (t.name, t.export_file)), configs=configs,
-                   export_files=exports, pkgconfig=pcs, problems=problems)
+                   export_files=exports, pkgconfig=pcs, problems=problems, texts=reader.texts)

@@ -745,6 +745,8 @@ class CMakeReader:
         self.installed_paths = sorted(layout.members)
         self._commands: dict[str, list[Command]] = {}
         self.problems: dict[str, str] = {}
+        self.texts: dict[str, str] = {}
+        self.result: tuple[list[ImportedTarget], list[PackageConfig], dict[str, bool]] = ([], [], {})
 
     def commands(self, member: str) -> list[Command]:
         cached = self._commands.get(member)
@@ -756,6 +758,7 @@ class CMakeReader:
         if text is None:
             self.problems[member] = "could not be read as text"
             raise SurfaceError(self.problems[member])
+        self.texts[member] = text
         try:
             cmds = tokenize(text)
         except SurfaceError as exc:
@@ -777,8 +780,7 @@ class CMakeReader:
             try:
                 run.run_file(f)
             except SurfaceError as exc:
-                if str(exc) not in self.problems.values():
-                    self.problems.setdefault(f, str(exc))
+                self.problems.setdefault(f, str(exc))
             pc = PackageConfig(path=f, package=package_name(base), includes=[r for r in run.reached if r != f],
                                unresolved_includes=run.unresolved_includes, variables=run.variables)
             configs.append(pc)
@@ -799,8 +801,7 @@ class CMakeReader:
             try:
                 run.run_file(f)
             except SurfaceError as exc:
-                if str(exc) not in self.problems.values():
-                    self.problems.setdefault(f, str(exc))
+                self.problems.setdefault(f, str(exc))
             for t in run.targets.values():
                 if (t.name, t.export_file) not in targets:
                     targets[(t.name, t.export_file)] = t
@@ -811,13 +812,13 @@ class CMakeReader:
 
 
 def read_cmake(files: Iterable[str], read_text: Callable[[str], str | None],
-               layout: Layout | None = None) -> tuple[list[ImportedTarget], list[PackageConfig], dict[str, bool],
-                                                       dict[str, str]]:
-    """Targets, package configs, export files (-> live) and problems (path -> why) of a wheel."""
+               layout: Layout | None = None) -> CMakeReader:
+    """Read every CMake file of a wheel: the reader's ``result`` is (targets, package configs,
+    export files -> live); ``problems`` (path -> why) and ``texts`` (path -> text) are kept."""
     files = list(files)
     reader = CMakeReader(files, read_text, layout or Layout(files))
-    targets, configs, exports = reader.read()
-    return targets, configs, exports, dict(reader.problems)
+    reader.result = reader.read()
+    return reader
 
 
 def read_declarations(files: Iterable[str], read_text: Callable[[str], str | None], config: Iterable[str],

@@ -123,6 +123,8 @@ class Surface:
     pkgconfig: list[PkgConfigFile] = field(default_factory=list)
     #: files that could not be read as the format they claim to be: (path, why)
     problems: list[tuple[str, str]] = field(default_factory=list)
+    #: the text of every CMake file read (for the ``[cmake] declares`` patterns of the rules)
+    texts: dict[str, str] = field(default_factory=dict, repr=False)
 
     @property
     def empty(self) -> bool:
