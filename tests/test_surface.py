@@ -320,6 +320,19 @@ def test_unknown_conditions_take_both_branches_and_known_ones_one():
     assert surface.target("a::u").files[""].member == "a/x/liba.so"
 
 
+def test_the_wheels_platform_decides_platform_branches():
+    texts = {"a/AConfig.cmake": ('if(WIN32 AND NOT TARGET a::blas)\n  add_library(a::blas UNKNOWN IMPORTED)\n'
+                                 '  set_target_properties(a::blas PROPERTIES IMPORTED_LOCATION "${CMAKE_CURRENT_LIST_DIR}/.lib")\n'
+                                 'endif()\n'
+                                 'if(310 GREATER_EQUAL 310)\n  set(A_INCLUDE_DIRS "${CMAKE_CURRENT_LIST_DIR}/inc/metal_3_1")\n'
+                                 'else()\n  set(A_INCLUDE_DIRS "${CMAKE_CURRENT_LIST_DIR}/inc/metal_3_0")\nendif()\n')}
+    files = list(texts) + ["a/inc/metal_3_1/x.h"]
+    on_linux = read_surface(files, texts.get, platform="linux")
+    assert on_linux.targets == [] and check_surface(on_linux, files, {}) == []
+    # unknown platform (a pure wheel): both ways are read
+    assert [t.name for t in read_surface(files, texts.get).targets] == ["a::blas"]
+
+
 def test_wa705_declared_for_another_library():
     files = ["e/lib/libexecutorch_backend_mlx.so", "e/lib/cmake/e/executorch-config.cmake"]
     decl = [Declaration("executorch::backend_mlx", "executorch_backend_xnnpack", files[1])]

@@ -217,7 +217,8 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
         if any(f.endswith((".cmake", ".pc")) for f in files):  # (surface.has_surface, without the import)
             from .surface import read_surface
 
-            surface = read_surface(files, source.read_text)
+            oses = traits_from_tags(info.tags, info.version, name=info.name).os
+            surface = read_surface(files, source.read_text, platform=next(iter(oses)) if len(oses) == 1 else None)
     for b in libraries:
         if b.error:
             findings.append(Finding("WA001", f"{b.path}: {b.error}", subject=b.path, paths=[b.path]))

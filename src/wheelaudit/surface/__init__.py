@@ -25,9 +25,14 @@ def has_surface(files: Iterable[str]) -> bool:
     return any(f.endswith((".cmake", ".pc")) for f in files)
 
 
-def read_surface(files: Iterable[str], read_text: Callable[[str], str | None]) -> Surface:
+def read_surface(files: Iterable[str], read_text: Callable[[str], str | None], *,
+                 platform: str | None = None) -> Surface:
     """Read every CMake and pkg-config file of a wheel. Never raises on the files' content: a
-    file that cannot be read is listed in ``problems``."""
+    file that cannot be read is listed in ``problems``.
+
+    ``platform`` (``"linux"``, ``"macos"``, ``"windows"``; None: unknown, e.g. a pure wheel) is where
+    the wheel's consumers build: it decides ``if(WIN32)`` / ``if(APPLE)`` / ``if(UNIX)`` branches;
+    unknown, both ways are read."""
     files = list(files)
     if not has_surface(files):
         return Surface()
@@ -39,7 +44,7 @@ def read_surface(files: Iterable[str], read_text: Callable[[str], str | None]) -
         except (OSError, UnicodeError, ValueError):
             return None
 
-    reader = read_cmake(files, guarded, layout)
+    reader = read_cmake(files, guarded, layout, platform)
     targets, configs, exports = reader.result
     pcs, pc_problems = read_pkgconfig(files, guarded, layout)
     problems = sorted({**reader.problems, **pc_problems}.items())

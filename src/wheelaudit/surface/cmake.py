@@ -171,6 +171,37 @@ _GENEX_KEEP = re.compile(r"^\$<(?:LINK_ONLY|INSTALL_INTERFACE):(.*)>$", re.S)
 _GENEX_DROP = re.compile(r"^\$<BUILD_INTERFACE:.*>$", re.S)
 
 
+_COMPARE = {"STREQUAL", "EQUAL", "LESS", "GREATER", "LESS_EQUAL", "GREATER_EQUAL", "STRLESS", "STRGREATER",
+            "VERSION_EQUAL", "VERSION_LESS", "VERSION_GREATER", "VERSION_LESS_EQUAL", "VERSION_GREATER_EQUAL"}
+
+
+def _compare(op: str, left: str, right: str) -> bool | None:
+    """``if(a OP b)`` for the comparisons CMake defines, None when the operands do not fit."""
+    if op == "STREQUAL":
+        return left == right
+    if op == "STRLESS":
+        return left < right
+    if op == "STRGREATER":
+        return left > right
+    a: tuple[float, ...] | tuple[int, ...]
+    b: tuple[float, ...] | tuple[int, ...]
+    try:
+        if op.startswith("VERSION_"):
+            a = tuple(int(x) for x in left.split(".")[:8]) if left else (0,)
+            b = tuple(int(x) for x in right.split(".")[:8]) if right else (0,)
+            n = max(len(a), len(b))
+            a, b = a + (0,) * (n - len(a)), b + (0,) * (n - len(b))
+            op = op[len("VERSION_"):]
+        else:
+            if len(left) > 40 or len(right) > 40:
+                return None
+            a, b = (float(left),), (float(right),)
+    except ValueError:
+        return None
+    return {"EQUAL": a == b, "LESS": a < b, "GREATER": a > b, "LESS_EQUAL": a <= b,
+            "GREATER_EQUAL": a >= b}[op]
+
+
 class _Return(Exception):
     pass
 
@@ -204,13 +235,31 @@ def package_name(name: str) -> str:
     return name
 
 
+#: what CMake defines for the platform a consumer builds on: a wheel for one OS is consumed on
+#: that OS, so its configs' ``if(WIN32)`` / ``if(APPLE)`` branches are decided by the wheel's tags
+PLATFORM_VARIABLES: dict[str, dict[str, str]] = {
+    "linux": {"UNIX": "1", "LINUX": "1", "APPLE": "", "WIN32": "", "MSVC": "", "MINGW": "", "CYGWIN": "",
+              "ANDROID": "", "IOS": "", "CMAKE_SYSTEM_NAME": "Linux", "CMAKE_SHARED_LIBRARY_PREFIX": "lib",
+              "CMAKE_SHARED_LIBRARY_SUFFIX": ".so", "CMAKE_STATIC_LIBRARY_PREFIX": "lib",
+              "CMAKE_STATIC_LIBRARY_SUFFIX": ".a"},
+    "macos": {"UNIX": "1", "APPLE": "1", "LINUX": "", "WIN32": "", "MSVC": "", "MINGW": "", "CYGWIN": "",
+              "ANDROID": "", "IOS": "", "CMAKE_SYSTEM_NAME": "Darwin", "CMAKE_SHARED_LIBRARY_PREFIX": "lib",
+              "CMAKE_SHARED_LIBRARY_SUFFIX": ".dylib", "CMAKE_STATIC_LIBRARY_PREFIX": "lib",
+              "CMAKE_STATIC_LIBRARY_SUFFIX": ".a"},
+    "windows": {"WIN32": "1", "UNIX": "", "APPLE": "", "LINUX": "", "CYGWIN": "", "ANDROID": "", "IOS": "",
+                "CMAKE_SYSTEM_NAME": "Windows", "CMAKE_SHARED_LIBRARY_PREFIX": "",
+                "CMAKE_SHARED_LIBRARY_SUFFIX": ".dll", "CMAKE_STATIC_LIBRARY_PREFIX": "",
+                "CMAKE_STATIC_LIBRARY_SUFFIX": ".lib"},
+}
+
+
 class _Run:
     """One package config (or one orphan export file) run from a fresh scope."""
 
     def __init__(self, reader: CMakeReader, root: str, live: bool) -> None:
         self.reader = reader
         self.live = live
-        self.vars: dict[str, str] = {}
+        self.vars: dict[str, str] = dict(PLATFORM_VARIABLES.get(reader.platform or "", {}))
         self.targets: dict[str, ImportedTarget] = {}
         self.reached: list[str] = []
         self.unresolved_includes: list[str] = []
@@ -444,11 +493,11 @@ class _Run:
                 ref = self.ref(operand)
                 return ref.exists if ref.kind == "wheel" else None
             return None
-        if len(args) == 3 and not args[1].quoted and args[1].text in ("STREQUAL", "EQUAL"):
+        if len(args) == 3 and not args[1].quoted and args[1].text in _COMPARE:
             left, right = self._operand(args[0]), self._operand(args[2])
             if left is None or right is None:
                 return None
-            return left == right
+            return _compare(args[1].text, left, right)
         if len(args) == 1:
             a = args[0]
             text = a.text if a.bracket else self.expand(a.text)
@@ -486,15 +535,19 @@ class _Run:
         else:
             self.vars.pop(args[0], None)
         if self.live and values and "INCLUDE" in args[0].upper() and not args[0].startswith("_"):
-            for item in values:
+            for item in split_list(";".join(values)):
                 if "/" in item:
-                    self.variables.append(ConfigVariable(self.current, args[0], self.ref(item)))
+                    self._variable(ConfigVariable(self.current, args[0], self.ref(item)))
+
+    def _variable(self, v: ConfigVariable) -> None:
+        if not any(x.name == v.name and x.ref == v.ref for x in self.variables):
+            self.variables.append(v)
 
     def cmd_set_and_check(self, args: list[str], cmd: Command) -> None:
         if len(args) >= 2:
             self.vars[args[0]] = args[1]
             if self.live:
-                self.variables.append(ConfigVariable(self.current, args[0], self.ref(args[1]), checked=True))
+                self._variable(ConfigVariable(self.current, args[0], self.ref(args[1]), checked=True))
 
     def cmd_unset(self, args: list[str], cmd: Command) -> None:
         if args:
@@ -738,8 +791,10 @@ def link_item(item: str, layout: Layout) -> str | Ref:
 class CMakeReader:
     """Reads every CMake file of a wheel (see the module's docstring)."""
 
-    def __init__(self, files: list[str], read_text: Callable[[str], str | None], layout: Layout) -> None:
+    def __init__(self, files: list[str], read_text: Callable[[str], str | None], layout: Layout,
+                 platform: str | None = None) -> None:
         self.files = files
+        self.platform = platform
         self.read_text = read_text
         self.layout = layout
         self.installed_paths = sorted(layout.members)
@@ -791,6 +846,9 @@ class CMakeReader:
         for f in cmake_files:
             if f in reached or is_config_name(posixpath.basename(f)):
                 continue
+            text = self.read_text(f)
+            if text is None or "IMPORTED" not in text or "add_library" not in text.lower():
+                continue
             try:
                 cmds = self.commands(f)
             except SurfaceError:
@@ -812,11 +870,11 @@ class CMakeReader:
 
 
 def read_cmake(files: Iterable[str], read_text: Callable[[str], str | None],
-               layout: Layout | None = None) -> CMakeReader:
+               layout: Layout | None = None, platform: str | None = None) -> CMakeReader:
     """Read every CMake file of a wheel: the reader's ``result`` is (targets, package configs,
     export files -> live); ``problems`` (path -> why) and ``texts`` (path -> text) are kept."""
     files = list(files)
-    reader = CMakeReader(files, read_text, layout or Layout(files))
+    reader = CMakeReader(files, read_text, layout or Layout(files), platform)
     reader.result = reader.read()
     return reader
 
