@@ -312,7 +312,7 @@ def undeclared_targets(components: Sequence[Any], files: Iterable[str], surface:
                 "WA705",
                 f"component {comp.name}: {', '.join(owners)} ships, but no package config declares {target}"
                 + (f" (configs: {', '.join(configs)})" if configs else " (the wheel has no package config)")
-                + f"; a consumer linking {target} stops: the target was not found",
+                + f"; a consumer linking {target} stops generating: the target was not found",
                 subject=comp.name, paths=owners + configs, rule=f"component:{comp.name}", severity_override="error"))
             continue
         wrong = []

@@ -9,6 +9,8 @@ is a plain :class:`Surface`; :mod:`wheelaudit.checks.consumer` turns it into fin
 
 from __future__ import annotations
 
+import zipfile
+import zlib
 from collections.abc import Callable, Iterable
 
 from .cmake import SurfaceError, read_cmake
@@ -39,9 +41,11 @@ def read_surface(files: Iterable[str], read_text: Callable[[str], str | None], *
     layout = Layout(files)
 
     def guarded(path: str) -> str | None:
+        # (the failures wheelfile._read_text words for a member it cannot read: here the file is
+        # listed as unreadable instead)
         try:
             return read_text(path)
-        except (OSError, UnicodeError, ValueError):
+        except (zipfile.BadZipFile, zlib.error, OSError, EOFError, ValueError, NotImplementedError, RuntimeError):
             return None
 
     reader = read_cmake(files, guarded, layout, platform)

@@ -54,12 +54,6 @@ class Command:
     line: int
 
 
-_SPACE = re.compile(r"[ \t\r\n]+")
-_BLANKS = re.compile(r"[ \t]*")
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_BRACKET_OPEN = re.compile(r"\[(=*)\[")
-_UNQUOTED = re.compile(r'(?:\\.|[^ \t\r\n()#"\\])+', re.S)
-_QUOTED = re.compile(r'"((?:\\.|[^"\\])*)"', re.S)
 _ESCAPE = re.compile(r"\\(.)", re.S)
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", ";": "\\;", "\n": ""}
 
@@ -68,94 +62,94 @@ def _unescape(text: str) -> str:
     return _ESCAPE.sub(lambda m: _ESCAPES.get(m.group(1), m.group(1)), text)
 
 
+#: one token of the CMake language at a time (cmake-language(7)); brackets are closed by hand
+_TOKEN = re.compile(r"""
+    (?P<sp>[ \t\r\n]+)
+  | (?P<bc>\#\[(?P<bcf>=*)\[)
+  | (?P<lc>\#[^\n]*)
+  | (?P<q>"(?:\\.|[^"\\])*")
+  | (?P<bo>\[(?P<bof>=*)\[)
+  | (?P<lp>\()
+  | (?P<rp>\))
+  | (?P<id>[A-Za-z_][A-Za-z0-9_]*(?=[ \t]*\())
+  | (?P<uq>(?:\\.|[^ \t\r\n()\#"\\])+)
+""", re.S | re.X)
+
+
 def tokenize(text: str) -> list[Command]:
     """The command invocations of a CMake file. Raises :class:`SurfaceError` on malformed text."""
     out: list[Command] = []
-    pos, n = 0, len(text)
-    line = 1
+    n = len(text)
+    pos = 0
+    name: str | None = None  # the command whose arguments are being read
+    depth = 0
+    args: list[Arg] = []
+    cmd_pos = 0
+    match = _TOKEN.match
 
-    def skip_comment(p: int) -> int:
-        m = _BRACKET_OPEN.match(text, p + 1)
-        if m:
-            end = text.find("]" + m.group(1) + "]", m.end())
-            if end < 0:
-                raise SurfaceError(f"line {line}: unterminated bracket comment")
-            return end + len(m.group(1)) + 2
-        end = text.find("\n", p)
-        return n if end < 0 else end
+    def line_at(p: int) -> int:
+        return text.count("\n", 0, p) + 1
 
     while pos < n:
-        m = _SPACE.match(text, pos)
-        if m:
-            line += text.count("\n", pos, m.end())
-            pos = m.end()
-            continue
-        c = text[pos]
-        if c == "#":
-            end = skip_comment(pos)
-            line += text.count("\n", pos, end)
+        m = match(text, pos)
+        if m is None:
+            what = "a malformed argument" if name is not None else f"{text[pos:pos + 20]!r}"
+            raise SurfaceError(f"line {line_at(pos)}: unexpected {what}")
+        kind = m.lastgroup
+        end = m.end()
+        if kind == "sp" or kind == "lc":
             pos = end
             continue
-        m = _IDENT.match(text, pos)
-        if not m:
-            raise SurfaceError(f"line {line}: expected a command, found {text[pos:pos + 20]!r}")
-        name, cmd_line = m.group(0).lower(), line
-        pos = m.end()
-        pos = _BLANKS.match(text, pos).end()  # type: ignore[union-attr]
-        if pos >= n or text[pos] != "(":
-            raise SurfaceError(f"line {line}: command {name} without '('")
-        pos += 1
-        depth = 1
-        args: list[Arg] = []
-        while True:
-            if pos >= n:
-                raise SurfaceError(f"line {cmd_line}: command {name}: unbalanced parentheses")
-            c = text[pos]
-            if c in " \t\r\n":
-                m = _SPACE.match(text, pos)
-                assert m is not None
-                line += text.count("\n", pos, m.end())
-                pos = m.end()
-            elif c == "(":
-                depth += 1
-                args.append(Arg("(", False))
-                pos += 1
-            elif c == ")":
-                depth -= 1
-                pos += 1
-                if depth == 0:
-                    break
-                args.append(Arg(")", False))
-            elif c == "#":
-                end = skip_comment(pos)
-                line += text.count("\n", pos, end)
-                pos = end
-            elif c == '"':
-                m = _QUOTED.match(text, pos)
-                if not m:
-                    raise SurfaceError(f"line {line}: unterminated quoted argument")
-                args.append(Arg(_unescape(m.group(1)), True))
-                line += text.count("\n", pos, m.end())
-                pos = m.end()
-            elif c == "[" and (b := _BRACKET_OPEN.match(text, pos)):
-                end = text.find("]" + b.group(1) + "]", b.end())
-                if end < 0:
-                    raise SurfaceError(f"line {line}: unterminated bracket argument")
-                body = text[b.end():end]
+        if kind in ("bc", "bo"):
+            fill = m.group("bcf" if kind == "bc" else "bof")
+            close = text.find("]" + fill + "]", end)
+            if close < 0:
+                raise SurfaceError(f"line {line_at(pos)}: unterminated bracket {'comment' if kind == 'bc' else 'argument'}")
+            if kind == "bo":
+                if name is None:
+                    raise SurfaceError(f"line {line_at(pos)}: expected a command, found a bracket argument")
+                body = text[end:close]
                 if body.startswith("\r\n"):
                     body = body[2:]
                 elif body.startswith("\n"):
                     body = body[1:]
                 args.append(Arg(body, True, True))
-                line += text.count("\n", pos, end)
-                pos = end + len(b.group(1)) + 2
+            pos = close + len(fill) + 2
+            continue
+        if name is None:
+            if kind != "id":
+                raise SurfaceError(f"line {line_at(pos)}: expected a command, found {text[pos:pos + 20]!r}")
+            name, cmd_pos = m.group("id").lower(), pos
+            pos = text.index("(", end) + 1
+            depth, args = 1, []
+            continue
+        if kind == "lp":
+            depth += 1
+            args.append(Arg("(", False))
+        elif kind == "rp":
+            depth -= 1
+            if depth == 0:
+                out.append(Command(name, tuple(args), cmd_pos))
+                name = None
             else:
-                m = _UNQUOTED.match(text, pos)
-                if not m:  # a lone backslash at the end
-                    raise SurfaceError(f"line {line}: malformed argument")
-                args.append(Arg(_unescape(m.group(0)), False))
-                pos = m.end()
-        out.append(Command(name, tuple(args), cmd_line))
+                args.append(Arg(")", False))
+        elif kind == "q":
+            body = m.group("q")[1:-1]
+            args.append(Arg(_unescape(body) if "\\" in body else body, True))
+        else:  # an unquoted argument (an identifier is one too, inside the parentheses)
+            body = m.group(kind)
+            args.append(Arg(_unescape(body) if "\\" in body else body, False))
+        pos = end
+    if name is not None:
+        raise SurfaceError(f"line {line_at(cmd_pos)}: command {name}: unbalanced parentheses")
+    # line numbers, for messages: from the offsets, in one pass
+    if out:
+        lines, last, count = [], 0, 1
+        for c in out:
+            count += text.count("\n", last, c.line)
+            last = c.line
+            lines.append(Command(c.name, c.args, count))
+        out = lines
     return out
 
 
@@ -312,7 +306,7 @@ class _Run:
         if len(self.reached) >= MAX_FILES:
             raise SurfaceError(f"more than {MAX_FILES} files included")
         commands = self.reader.commands(member)
-        inst = self.reader.layout.installed[member]
+        inst = self.reader.layout.install_path(member)
         saved = (self.vars.get("CMAKE_CURRENT_LIST_FILE"), self.vars.get("CMAKE_CURRENT_LIST_DIR"))
         self.vars["CMAKE_CURRENT_LIST_FILE"] = inst
         self.vars["CMAKE_CURRENT_LIST_DIR"] = posixpath.dirname(inst)
@@ -618,8 +612,12 @@ class _Run:
             return
         found: set[str] = set()
         for p in patterns:
-            g = _glob(posixpath.normpath(p), args[0] == "GLOB_RECURSE")
-            found.update(inst for inst in self.reader.installed_paths if g.match(inst))
+            p = posixpath.normpath(p)
+            g = _glob(p, args[0] == "GLOB_RECURSE")
+            # the candidates: what lies under the pattern's literal leading directories
+            literal = re.split(r"[*?\[]", p, maxsplit=1)[0]
+            base = literal.rsplit("/", 1)[0] if "/" in literal else ""
+            found.update(inst for inst in self.reader.layout.installed_under(base) if g.match(inst))
         result = sorted(found)
         if relative and _UNKNOWN not in relative:
             result = [posixpath.relpath(r, relative) for r in result]
@@ -646,7 +644,7 @@ class _Run:
             self.unresolved_includes.append(target)
             return
         for c in candidates:
-            member = self.reader.layout.members.get(c)
+            member = self.reader.layout.member(c)
             if member is not None:
                 self.run_file(member)
                 return
@@ -797,7 +795,6 @@ class CMakeReader:
         self.platform = platform
         self.read_text = read_text
         self.layout = layout
-        self.installed_paths = sorted(layout.members)
         self._commands: dict[str, list[Command]] = {}
         self.problems: dict[str, str] = {}
         self.texts: dict[str, str] = {}

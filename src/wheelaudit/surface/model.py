@@ -10,6 +10,7 @@ resolved (an unknown variable, a generator expression).
 
 from __future__ import annotations
 
+import bisect
 import posixpath
 import re
 from dataclasses import dataclass, field
@@ -147,35 +148,65 @@ class Layout:
 
     Members land under site-packages, except a wheel's ``<name>.data/<scheme>/`` trees: ``data``
     lands in the environment's prefix, ``headers`` under ``include/``, ``scripts`` under ``bin/``,
-    ``purelib`` / ``platlib`` in site-packages.
+    ``purelib`` / ``platlib`` in site-packages. Nothing is computed per member up front but a sort
+    (a wheel has thousands of members and its surface names a few dozen paths).
     """
 
     def __init__(self, files: list[str]) -> None:
-        self.installed: dict[str, str] = {}  # member -> installed path
-        self.members: dict[str, str] = {}  # installed path -> member
-        self.dirs: dict[str, str] = {}  # installed directory -> member directory
-        for f in files:
-            inst = self.install_path(f)
-            self.installed[f] = inst
-            self.members.setdefault(inst, f)
-            d, md = posixpath.dirname(inst), posixpath.dirname(f)
-            while d != PREFIX and d.startswith(PREFIX + "/") and d not in self.dirs:
-                self.dirs[d] = md
-                d, md = posixpath.dirname(d), posixpath.dirname(md)
+        self.files = set(files)
+        self._sorted = sorted(self.files)
+        #: installed path -> member, for the members of ``<name>.data/`` trees (few)
+        self._data = {self.install_path(f): f for f in files if ".data/" in f and _scheme(f) is not None}
+        self._data_sorted = sorted(self._data)
 
     @staticmethod
     def install_path(member: str) -> str:
-        parts = member.split("/")
-        if len(parts) >= 3 and parts[0].endswith(".data"):
-            scheme, rest = parts[1], "/".join(parts[2:])
-            if scheme == "data":
-                return posixpath.join(PREFIX, rest)
-            if scheme == "headers":
-                return posixpath.join(PREFIX, "include", parts[0][: -len(".data")].split("-")[0], rest)
-            if scheme == "scripts":
-                return posixpath.join(PREFIX, "bin", rest)
-            return posixpath.join(SITE, rest)
-        return posixpath.join(SITE, member)
+        scheme = _scheme(member)
+        if scheme is None:
+            return SITE + "/" + member
+        top, kind, rest = member.split("/", 2)
+        if kind == "data":
+            return PREFIX + "/" + rest
+        if kind == "headers":
+            return PREFIX + "/include/" + top[: -len(".data")].split("-")[0] + "/" + rest
+        if kind == "scripts":
+            return PREFIX + "/bin/" + rest
+        return SITE + "/" + rest
+
+    def member(self, installed: str) -> str | None:
+        """The member installed at ``installed`` (a normalized virtual path), or None."""
+        if installed.startswith(SITE + "/"):
+            m = installed[len(SITE) + 1:]
+            if m in self.files and _scheme(m) is None:
+                return m
+        return self._data.get(installed)
+
+    def directory(self, installed: str) -> str | None:
+        """The member directory installed at ``installed`` ("" for site-packages itself), or None
+        when no member lies under it."""
+        if installed == SITE or (SITE.startswith(installed + "/")):
+            return ""
+        if installed.startswith(SITE + "/"):
+            d = installed[len(SITE) + 1:]
+            if _any_under(self._sorted, d + "/"):
+                return d
+        found = _first_under(self._data_sorted, installed + "/")
+        if found is not None:
+            member = self._data[found]
+            return member[: len(member) - (len(found) - len(installed))]
+        return None
+
+    def installed_under(self, installed_dir: str) -> list[str]:
+        """The installed paths of every member under ``installed_dir`` (at any depth), sorted."""
+        out = []
+        if installed_dir == SITE or installed_dir.startswith(SITE + "/"):
+            d = installed_dir[len(SITE) + 1:]
+            prefix = d + "/" if d else ""
+            out = [SITE + "/" + m for m in _all_under(self._sorted, prefix) if _scheme(m) is None]
+        elif SITE.startswith(installed_dir + "/") or installed_dir in ("", "/"):
+            out = [SITE + "/" + m for m in self._sorted if _scheme(m) is None]
+        out += _all_under(self._data_sorted, installed_dir.rstrip("/") + "/")
+        return sorted(out)
 
     def ref(self, text: str) -> Ref:
         """Classify a path as written (variables already expanded)."""
@@ -185,17 +216,42 @@ class Layout:
             norm = posixpath.normpath(text)
             if not (norm == PREFIX or norm.startswith(PREFIX + "/")):
                 return Ref(display(text), "wheel")  # climbs out of the environment: nothing there
-            if norm in self.members:
-                return Ref(display(norm), "wheel", self.members[norm], True, False)
-            if norm in self.dirs:
-                return Ref(display(norm), "wheel", self.dirs[norm], True, True)
-            member = None
-            if norm.startswith(SITE + "/"):
-                member = norm[len(SITE) + 1:]
-            return Ref(display(norm), "wheel", member, False)
+            member = self.member(norm)
+            if member is not None:
+                return Ref(display(norm), "wheel", member, True, False)
+            d = self.directory(norm)
+            if d is not None:
+                return Ref(display(norm), "wheel", d, True, True)
+            return Ref(display(norm), "wheel", norm[len(SITE) + 1:] if norm.startswith(SITE + "/") else None, False)
         if text.startswith("/") or _WINDOWS_ABS.match(text) or text.startswith("\\\\"):
             return Ref(text, "absolute")
         return Ref(text, "unresolved")
+
+
+def _scheme(member: str) -> str | None:
+    """The scheme of a ``<name>.data/<scheme>/...`` member, None for any other."""
+    top, sep, rest = member.partition("/")
+    if sep and top.endswith(".data") and "/" in rest:
+        return rest.split("/", 1)[0]
+    return None
+
+
+def _first_under(items: list[str], prefix: str) -> str | None:
+    i = bisect.bisect_left(items, prefix)
+    return items[i] if i < len(items) and items[i].startswith(prefix) else None
+
+
+def _any_under(items: list[str], prefix: str) -> bool:
+    return _first_under(items, prefix) is not None
+
+
+def _all_under(items: list[str], prefix: str) -> list[str]:
+    i = bisect.bisect_left(items, prefix)
+    out = []
+    while i < len(items) and items[i].startswith(prefix):
+        out.append(items[i])
+        i += 1
+    return out
 
 
 def display(path: str) -> str:

@@ -64,7 +64,7 @@ def _requires(value: str) -> list[str]:
 
 def parse_pc(text: str, path: str, layout: Layout) -> PkgConfigFile:
     """One .pc file. Raises :class:`SurfaceError` on text that is not one."""
-    inst = layout.installed.get(path) or Layout.install_path(path)
+    inst = Layout.install_path(path)
     variables: dict[str, str] = {"pcfiledir": posixpath.dirname(inst)}
     fields: dict[str, str] = {}
     logical: list[str] = []
