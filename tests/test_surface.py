@@ -430,3 +430,13 @@ required = false
     assert bad.returncode == 1 and "WA705" in bad.stdout, bad.stdout + bad.stderr
     good = _cli("check", str(surface_wheels["et_good"]), "--rules", str(rules), "--select", "WA705")
     assert good.returncode == 0, good.stdout + good.stderr
+
+
+def test_a_member_that_cannot_be_read_is_listed_not_raised():
+    import zlib
+
+    def read(path):
+        raise zlib.error("invalid stored block lengths")
+
+    surface = read_surface(["p/PConfig.cmake", "p/p.pc"], read)
+    assert sorted(p for p, _ in surface.problems) == ["p/PConfig.cmake", "p/p.pc"]

@@ -36,7 +36,9 @@ def read_surface(files: Iterable[str], read_text: Callable[[str], str | None], *
     the wheel's consumers build: it decides ``if(WIN32)`` / ``if(APPLE)`` / ``if(UNIX)`` branches;
     unknown, both ways are read."""
     files = list(files)
-    if not has_surface(files):
+    # (the CMake and pkg-config files first: the readers then see those, not every member)
+    surface_files = [f for f in files if f[-6:] == ".cmake" or f[-3:] == ".pc"]
+    if not surface_files:
         return Surface()
     layout = Layout(files)
 
@@ -48,9 +50,9 @@ def read_surface(files: Iterable[str], read_text: Callable[[str], str | None], *
         except (zipfile.BadZipFile, zlib.error, OSError, EOFError, ValueError, NotImplementedError, RuntimeError):
             return None
 
-    reader = read_cmake(files, guarded, layout, platform)
+    reader = read_cmake(surface_files, guarded, layout, platform)
     targets, configs, exports = reader.result
-    pcs, pc_problems = read_pkgconfig(files, guarded, layout)
+    pcs, pc_problems = read_pkgconfig(surface_files, guarded, layout)
     problems = sorted({**reader.problems, **pc_problems}.items())
     return Surface(targets=sorted(targets, key=lambda t: (t.name, t.export_file)), configs=configs,
                    export_files=exports, pkgconfig=pcs, problems=problems, texts=reader.texts)

@@ -820,7 +820,7 @@ class CMakeReader:
         return cmds
 
     def read(self) -> tuple[list[ImportedTarget], list[PackageConfig], dict[str, bool]]:
-        cmake_files = sorted(f for f in self.files if f.endswith(".cmake"))
+        cmake_files = sorted(f for f in self.files if f[-6:] == ".cmake")
         configs: list[PackageConfig] = []
         targets: dict[tuple[str, str], ImportedTarget] = {}
         reached: set[str] = set()

@@ -126,9 +126,7 @@ def read_pkgconfig(files: list[str], read_text: Callable[[str], str | None],
     """Every ``.pc`` file of the wheel, and the problems (path -> why) of those that are not."""
     out: list[PkgConfigFile] = []
     problems: dict[str, str] = {}
-    for f in sorted(files):
-        if not f.endswith(".pc"):
-            continue
+    for f in sorted(f for f in files if f[-3:] == ".pc"):
         text = read_text(f)
         if text is None:
             problems[f] = "could not be read as text"
