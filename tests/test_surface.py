@@ -440,3 +440,9 @@ def test_a_member_that_cannot_be_read_is_listed_not_raised():
 
     surface = read_surface(["p/PConfig.cmake", "p/p.pc"], read)
     assert sorted(p for p, _ in surface.problems) == ["p/PConfig.cmake", "p/p.pc"]
+
+
+def test_check_together_reports_each_members_surface(surface_wheels):
+    p = _cli("check", "--together", str(surface_wheels["demo_renamed"]), str(surface_wheels["et_good"]),
+             "--select", "WA7")
+    assert p.returncode == 1 and p.stdout.count("WA701 error") == 2, p.stdout + p.stderr
