@@ -446,3 +446,16 @@ def test_check_together_reports_each_members_surface(surface_wheels):
     p = _cli("check", "--together", str(surface_wheels["demo_renamed"]), str(surface_wheels["et_good"]),
              "--select", "WA7")
     assert p.returncode == 1 and p.stdout.count("WA701 error") == 2, p.stdout + p.stderr
+
+
+@pytest.mark.parametrize("table, says", [
+    ('[cmake]\nconfig = "x/*.cmake"\ndeclares = "define\\\\((\\\\w+)"\n', "(?P<name>...)"),
+    ('[cmake]\nconfig = "x/*.cmake"\ndeclares = "define\\\\(("\n', "not a regular expression"),
+    ('[cmake]\ndeclares = "(?P<name>x)"\n', "config"),
+    ('[[cmake]]\nconfig = "x"\ndeclares = "(?P<name>x)"\n', "expected a table"),
+])
+def test_invalid_cmake_table_is_a_usage_error(tmp_path, table, says):
+    rules = tmp_path / "rules.toml"
+    rules.write_text("version = 1\n" + table)
+    p = _cli("check", str(rules), "--rules", str(rules))  # (the wheel argument is never reached)
+    assert p.returncode == 2 and says in p.stderr and "cmake" in p.stderr, p.stderr
