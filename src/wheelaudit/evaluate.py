@@ -536,6 +536,10 @@ def evaluate(wheel: Wheel, ruleset: Ruleset | None, *, today: _dt.date | None = 
         for br in ruleset.binaries:
             findings += check_binary(ctx, br)
     findings += check_linkage(wheel, ruleset.linkage if ruleset is not None else None)
+    if wheel.surface is not None or (ruleset is not None and any(c.cmake_target for c in ruleset.components)):
+        from .checks.consumer import evaluate_consumer
+
+        findings += evaluate_consumer(wheel, ruleset)
     if ruleset is not None:
         findings = apply_waivers(findings, ruleset.waivers, today, wheel.traits)
     return findings

@@ -11,12 +11,16 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .conditions import WheelTraits, traits_from_tags
 from .facts import Binary
 from .findings import Finding
 from .index import Interest
 from .wheelfile import MemberData, RecordChecker, open_wheel
+
+if TYPE_CHECKING:
+    from .surface import Surface
 
 #: with the default ``jobs``, wheels inflating to less than this are read in-process (starting
 #: worker processes costs more than it saves)
@@ -42,6 +46,9 @@ class Wheel:
     #: wheels audited together (wheelaudit.together): path inside the tree -> the wheel file it
     #: came from; empty for a single wheel
     origins: dict[str, str] = field(default_factory=dict)
+    #: the C++ consumer surface (CMake / pkg-config files, wheelaudit.surface); None when the wheel
+    #: ships none of those files
+    surface: Surface | None = None
 
     def library(self, path: str) -> Binary:
         """The binary at ``path`` inside the wheel (exact path, or a unique file name)."""
@@ -206,6 +213,12 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
                 libraries.append(binary)
         findings = list(info.problems) + record.finish()
         files = source.files()
+        surface = None
+        if any(f.endswith((".cmake", ".pc")) for f in files):  # (surface.has_surface, without the import)
+            from .surface import read_surface
+
+            oses = traits_from_tags(info.tags, info.version, name=info.name).os
+            surface = read_surface(files, source.read_text, platform=next(iter(oses)) if len(oses) == 1 else None)
     for b in libraries:
         if b.error:
             findings.append(Finding("WA001", f"{b.path}: {b.error}", subject=b.path, paths=[b.path]))
@@ -225,4 +238,5 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
         findings=findings,
         strings=needles,
         interest=interest,
+        surface=surface,
     )

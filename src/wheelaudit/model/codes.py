@@ -129,6 +129,26 @@ CODES: dict[str, Code] = {
         Code("WA505", "provider-not-required", "error",
              "a dependency is provided by a distribution that the wheel does not require",
              fix="add the providing distribution to the wheel's Requires-Dist"),
+        Code("WA701", "missing-linked-file", "error",
+             "a CMake imported target or a pkg-config file names a library file that is not in the wheel "
+             "(error where a config that find_package loads reaches it or in a .pc file; warning in an orphan export file)",
+             fix="ship the file the target names, or fix the export (install(EXPORT) after install(TARGETS)); remove orphan export files"),
+        Code("WA702", "build-machine-path", "error",
+             "the consumer surface names an absolute path of the build machine (error for a library or object a "
+             "link step needs; warning for include directories, frameworks and flags)",
+             fix="link imported targets by target name or a path under ${_IMPORT_PREFIX}, never an absolute build path"),
+        Code("WA703", "imported-soname-mismatch", "error",
+             "an imported target's IMPORTED_SONAME (or IMPORTED_LOCATION's own identity) differs from the SONAME / "
+             "install name of the library it names",
+             fix="regenerate the export files from the build that produced the shipped library"),
+        Code("WA704", "missing-include-dir", "error",
+             "an include directory the consumer surface names inside the wheel's prefix does not exist in the wheel "
+             "(error for a live imported target or set_and_check; warning elsewhere)",
+             fix="ship the headers, or drop the directory from INTERFACE_INCLUDE_DIRECTORIES / Cflags"),
+        Code("WA705", "undeclared-cmake-target", "error",
+             "a component with cmake-target ships its owner, but no package config of the wheel declares that "
+             "target (or declares it for another library)",
+             fix="add the component's target to the wheel's package config, next to the library"),
     )
 }
 

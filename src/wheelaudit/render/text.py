@@ -165,9 +165,58 @@ def render_inspect(wheels: list[Wheel], out: TextIO, color: bool = False, symbol
                             out.write(f"{prefix}  U {n}\n")
                     for n, target in sl.forwarders.items():
                         out.write(f"{prefix}  F {n} -> {target}\n")
+        if w.surface is not None:
+            _render_surface(w, out, color)
         for f in w.findings:
             out.write(f"\n  {paint(f.code, 'error', color)} {f.message}\n")
         out.write("\n")
+
+
+def _shown_ref(ref, identities: dict | None = None) -> str:
+    """A path of the consumer surface: the member it names, or the text, and what is wrong with it."""
+    if ref.kind == "wheel" and ref.member is not None:
+        text = ref.member if ref.exists else f"{ref.member} (not in the wheel)"
+        if identities is not None and ref.member in identities:
+            text += f"  identity {identities[ref.member] or '-'}"
+        return text
+    return {"absolute": f"{ref.text} (absolute)", "unresolved": f"{ref.text} (unresolved)"}.get(
+        ref.kind, f"{ref.text} (outside the wheel)")
+
+
+def _render_surface(w: Wheel, out: TextIO, color: bool) -> None:
+    """``inspect``: the consumer surface, each target with its type, file, identity, live or orphan;
+    each package config with what it reaches; each .pc with its libs and cflags."""
+    s = w.surface
+    ids = {b.path: b.identity for b in w.libraries}
+    out.write(f"\n  {paint('consumer surface', 'bold', color)} (CMake / pkg-config, read as text)\n")
+    for c in s.configs:
+        out.write(f"    config {c.path}  package {c.package}\n")
+        for inc in c.includes:
+            out.write(f"      includes {inc}\n")
+        for inc in c.unresolved_includes:
+            out.write(f"      includes {inc} (not followed)\n")
+    for t in s.targets:
+        state = "live" if t.live else paint("orphan", "warning", color)
+        out.write(f"    target {t.name}  {t.type}  {state}  in {t.export_file}\n")
+        for cfg, ref in sorted(t.files.items()):
+            soname = t.sonames.get(cfg, t.sonames.get(""))
+            out.write(f"      file{'[' + cfg + ']' if cfg else ''} {_shown_ref(ref, ids)}"
+                      + (f"  IMPORTED_SONAME {soname}" if soname else "") + "\n")
+        for ref in t.include_dirs:
+            out.write(f"      include {_shown_ref(ref)}\n")
+        links = [x if isinstance(x, str) else _shown_ref(x) for x in t.link_libraries]
+        if links:
+            out.write(f"      links {'; '.join(links)}\n")
+    for p in s.pkgconfig:
+        out.write(f"    pkg-config {p.name}  {p.path}\n")
+        out.write(f"      libs {' '.join(p.libs) or '-'}\n")
+        if p.libs_private:
+            out.write(f"      libs.private {' '.join(p.libs_private)}\n")
+        out.write(f"      cflags {' '.join(p.cflags) or '-'}\n")
+        if p.requires:
+            out.write(f"      requires {' '.join(p.requires)}\n")
+    for path, why in s.problems:
+        out.write(f"    {paint('unreadable', 'warning', color)} {path}: {why}\n")
 
 
 def _highest_versions(versions: list[str]) -> str:
