@@ -41,6 +41,12 @@ CODES: dict[str, Code] = {
         Code("WA503", "error", "a binary's architectures do not match the wheel's platform tag"),
         Code("WA504", "error", "a binary needs a symbol version or OS version newer than the tag allows"),
         Code("WA505", "error", "a dependency is provided by a distribution that the wheel does not require"),
+        Code("WA602", "error", "an extension module's file name (ABI / platform suffix) disagrees with the wheel's tags"),
+        Code("WA603", "error", "an extension module links libpython"),
+        Code("WA604", "warning", "a binary carries full debug info"),
+        Code("WA606", "error", "an ELF library needs an executable stack (glibc 2.41+ refuses to dlopen it)"),
+        Code("WA607", "error", "an arm64 Mach-O slice has no code signature, or its page hashes disagree with its bytes"),
+        Code("WA608", "warning", "an ELF library has text relocations"),
     )
 }
 

@@ -49,6 +49,12 @@ NAMES = {
     "WA503": "ArchitectureMismatch",
     "WA504": "PlatformVersionTooNew",
     "WA505": "UndeclaredProvider",
+    "WA602": "ExtensionSuffixMismatch",
+    "WA603": "ExtensionLinksLibpython",
+    "WA604": "DebugInfoShipped",
+    "WA606": "ExecutableStack",
+    "WA607": "CodeSignatureMissingOrInvalid",
+    "WA608": "TextRelocations",
 }
 
 
