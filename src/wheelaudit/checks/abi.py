@@ -221,8 +221,9 @@ def check_libpython(wheel) -> list[Finding]:
             "WA603",
             f"{b.path}: links libpython ({how} {', '.join(names)}); an extension module takes the "
             f"interpreter's symbols from the process that imports it (statically linked Pythons have no "
-            f"libpython, others would load a second copy). Link without -lpython "
-            f"({'-undefined dynamic_lookup' if b.format == 'macho' else 'no -lpython'})",
+            f"libpython, others would load a second copy). "
+            + ("Link with -undefined dynamic_lookup instead of libpython" if b.format == "macho"
+               else "Link without -lpython: the symbols stay undefined until the interpreter provides them"),
             subject=b.path, paths=[b.path], rule="abi"))
     return out
 
@@ -244,7 +245,7 @@ def check_debug_info(wheel) -> list[Finding]:
         share = f"{100 * total / b.size:.0f}% of its {human_size(b.size)}" if b.size else ""
         out.append(Finding(
             "WA604",
-            f"{b.path}: carries full debug info: {human_size(total)} ({total} bytes) of {where}, {share}; "
+            f"{b.path}: carries full debug info: {total:,} bytes of {where}, {share}; "
             f"strip it ({'strip --strip-debug' if b.format == 'elf' else 'dsymutil, then strip -S'}) "
             f"or ship it separately",
             subject=b.path, paths=[b.path], rule="abi"))
