@@ -21,8 +21,10 @@ never copied, so a multi-hundred-megabyte slice costs the hashing and nothing el
 from __future__ import annotations
 
 import hashlib
+import mmap
+import os
 import struct
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 CSMAGIC_EMBEDDED_SIGNATURE = 0xFADE0CC0
@@ -42,6 +44,10 @@ _HASHERS = {1: hashlib.sha1, 2: hashlib.sha256, 3: hashlib.sha256, 4: hashlib.sh
 #: bounds against hostile input: no real signature comes near them
 MAX_BLOBS = 64
 MAX_PAGE_SHIFT = 30
+#: a slice with more code than this is hashed by several threads (hashlib lets go of the GIL),
+#: in blocks of BLOCK bytes after each of which a mapped buffer gives its pages back
+PARALLEL_MIN = 32 << 20
+BLOCK = 8 << 20
 
 
 @dataclass(frozen=True)
@@ -89,16 +95,35 @@ def verify(data, slice_offset: int, slice_size: int, sig_offset: int, sig_size: 
         from ..readers import Unspooled
 
         raise Unspooled("the code signature check needs every page of the slice")
+    done = _releaser(data, base)
     with memoryview(data) as whole:
         view = whole[base : base + slice_size]
         try:
-            return _verify(view, sig_offset, sig_size, segments)
+            return _verify(view, sig_offset, sig_size, segments, done)
         finally:
             view.release()
 
 
+def _releaser(data, base: int) -> Callable[[int, int], None]:
+    """For a memory-mapped ``data``: a function that hands the mapped pages of a hashed range
+    (slice-relative ``[lo, hi)``) back to the page cache, so that hashing a file does not
+    keep all of it resident; otherwise one that does nothing."""
+    if not isinstance(data, mmap.mmap) or not hasattr(mmap, "MADV_DONTNEED"):
+        return lambda lo, hi: None
+    step = mmap.PAGESIZE
+
+    def done(lo: int, hi: int) -> None:
+        start = (base + lo) // step * step
+        try:
+            data.madvise(mmap.MADV_DONTNEED, start, base + hi - start)
+        except (OSError, ValueError):
+            pass  # (only a hint)
+
+    return done
+
+
 def _verify(view: memoryview, sig_offset: int, sig_size: int,
-            segments: Sequence[tuple[str, int, int]]) -> Verdict:
+            segments: Sequence[tuple[str, int, int]], done: Callable[[int, int], None]) -> Verdict:
     sig = view[sig_offset : sig_offset + sig_size]
     try:
         if sig_size < 12:
@@ -126,7 +151,7 @@ def _verify(view: memoryview, sig_offset: int, sig_size: int,
                 return cd
             parsed.append(cd)
         best = max(parsed, key=lambda cd: HASH_TYPES[cd["hash_type"]][2])
-        return _check_pages(view, sig, best, sig_offset, segments)
+        return _check_pages(view, sig, best, sig_offset, segments, done)
     finally:
         sig.release()
 
@@ -167,7 +192,7 @@ def _code_directory(sig: memoryview, boff: int, length: int, btype: int) -> dict
 
 
 def _check_pages(view: memoryview, sig: memoryview, cd: dict, sig_offset: int,
-                 segments: Sequence[tuple[str, int, int]]) -> Verdict:
+                 segments: Sequence[tuple[str, int, int]], done: Callable[[int, int], None]) -> Verdict:
     name = HASH_TYPES[cd["hash_type"]][0]
     limit, n_code, size = cd["code_limit"], cd["n_code"], cd["hash_size"]
     if limit > sig_offset:
@@ -181,19 +206,40 @@ def _check_pages(view: memoryview, sig: memoryview, cd: dict, sig_offset: int,
     hasher = _HASHERS[cd["hash_type"]]
     at = cd["hash_offset"]
     stored = bytes(sig[at : at + n_code * size])  # (the slots only: a few bytes a page)
-    for i in range(n_code):
-        lo = i * page
-        hi = min(lo + page, limit)
-        with view[lo:hi] as chunk:
-            digest = hasher(chunk).digest()[:size]
-        if digest != stored[i * size : (i + 1) * size]:
-            segment = _segment_of(lo, segments)
-            inside = f" in {segment}" if segment else ""
-            return Verdict(
-                "invalid",
-                f"page {i} [{lo:#x}, {hi:#x}){inside}: its {name} is {digest.hex()[:16]}..., "
-                f"the signature says {stored[i * size : (i + 1) * size].hex()[:16]}... "
-                f"(edited after signing?)",
-                page=i,
-            )
-    return Verdict("valid", f"{n_code} pages of {page} bytes, {name}")
+
+    def first_bad(first: int, stop: int) -> int | None:
+        """The first page in ``[first, stop)`` whose hash disagrees, or None."""
+        per_block = max(1, BLOCK // page)
+        for b0 in range(first, stop, per_block):
+            b1 = min(b0 + per_block, stop)
+            for i in range(b0, b1):
+                with view[i * page : min((i + 1) * page, limit)] as chunk:
+                    if hasher(chunk).digest()[:size] != stored[i * size : (i + 1) * size]:
+                        return i
+            done(b0 * page, min(b1 * page, limit))
+        return None
+
+    workers = min(os.cpu_count() or 1, 8) if limit >= PARALLEL_MIN else 1
+    if workers > 1:
+        from concurrent.futures import ThreadPoolExecutor
+
+        bounds = [n_code * k // workers for k in range(workers + 1)]
+        with ThreadPoolExecutor(workers, thread_name_prefix="wheelaudit-codesign") as pool:
+            found = [r for r in pool.map(first_bad, bounds[:-1], bounds[1:]) if r is not None]
+        bad = min(found) if found else None
+    else:
+        bad = first_bad(0, n_code)
+    if bad is None:
+        return Verdict("valid", f"{n_code} pages of {page} bytes, {name}")
+    lo, hi = bad * page, min((bad + 1) * page, limit)
+    with view[lo:hi] as chunk:
+        digest = hasher(chunk).digest()[:size]
+    segment = _segment_of(lo, segments)
+    inside = f" in {segment}" if segment else ""
+    return Verdict(
+        "invalid",
+        f"page {bad} [{lo:#x}, {hi:#x}){inside}: its {name} is {digest.hex()[:16]}..., "
+        f"the signature says {stored[bad * size : (bad + 1) * size].hex()[:16]}... (edited after signing?)",
+        page=bad,
+    )
+

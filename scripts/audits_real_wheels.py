@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""The WA6xx audits (Python ABI and loadability) on real wheels (network; not in the default tests).
+
+    python scripts/audits_real_wheels.py [--big] [--cache DIR] [--show N]
+
+Downloads (once, with pip, into the cache scripts/real_wheels.py uses) macOS arm64, manylinux
+x86_64 and Windows wheels of numpy, scipy, pillow and executorch, scans each with the built-in
+checks only, and prints for each wheel the WA6xx findings per code, the code-signature verdicts
+of its arm64 Mach-O slices (every ld64-signed slice should be "valid") and the scan time.
+``--big`` adds torch for macOS arm64 (127 MB, libtorch_cpu.dylib: the page-hashing cost).
+Exit 0 when no arm64 slice's signature is "invalid" (the cross-check of the verifier).
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from real_wheels import DEFAULT_CACHE  # noqa: E402
+
+from wheelaudit import audit_wheels, scan  # noqa: E402
+
+#: (requirement, platform tag for pip download)
+WHEELS = [
+    ("numpy==2.4.6", "macosx_14_0_arm64"),
+    ("scipy==1.17.1", "macosx_14_0_arm64"),
+    ("pillow==13.0.0", "macosx_14_0_arm64"),
+    ("executorch==1.5.1", "macosx_14_0_arm64"),
+    ("mlx==0.32.4", "macosx_14_0_arm64"),
+    ("mlx-metal==0.32.4", "macosx_14_0_arm64"),
+    ("numpy==2.4.6", "manylinux_2_28_x86_64"),
+    ("scipy==1.17.1", "manylinux_2_28_x86_64"),
+    ("pillow==13.0.0", "manylinux_2_28_x86_64"),
+    ("executorch==1.5.1", "manylinux_2_28_x86_64"),
+    ("scipy-openblas64==0.3.34.481.3", "manylinux_2_28_x86_64"),
+    ("pillow==13.0.0", "win_amd64"),
+]
+BIG = [("torch==2.14.1", "macosx_14_0_arm64")]
+
+
+def fetch(req: str, platform: str, cache: Path) -> Path:
+    dist, version = req.split("==")
+    dest = cache / platform
+    dest.mkdir(parents=True, exist_ok=True)
+    stem = dist.replace("-", "_")
+
+    def found() -> list[Path]:
+        return sorted(dest.glob(f"{stem}-{version}-*.whl"))
+
+    if not found():
+        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
+                        "--platform", platform, "--python-version", "3.11", "-d", str(dest), req], check=True)
+    if not found():
+        raise SystemExit(f"pip downloaded nothing for {req} ({platform})")
+    return found()[0]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--big", action="store_true", help="also torch for macOS arm64")
+    ap.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
+    ap.add_argument("--show", type=int, default=3, help="findings shown per code and wheel")
+    args = ap.parse_args()
+    totals: Counter[str] = Counter()
+    invalid = 0
+    for req, platform in WHEELS + (BIG if args.big else []):
+        path = fetch(req, platform, args.cache)
+        t0 = time.perf_counter()
+        wheel = scan(path)
+        report = audit_wheels([wheel], None)
+        dt = time.perf_counter() - t0
+        findings = [f for wr in report.wheels for f in wr.findings if f.code.startswith("WA6")]
+        codes = Counter(f.code for f in findings)
+        totals.update(codes)
+        sigs: Counter[str] = Counter()
+        for b in wheel.libraries:
+            for s in b.slices:
+                if b.format == "macho" and s.arch in ("arm64", "arm64e") and s.kind != "object":
+                    sigs[str(s.signature)] += 1
+                    if s.signature == "invalid":
+                        invalid += 1
+        mods = sum(1 for b in wheel.libraries if b.ok and (".cpython-" in b.name or b.name.endswith((".so", ".pyd"))))
+        print(f"== {path.name}: {len(wheel.libraries)} binaries ({mods} .so/.pyd), {dt:.2f} s; "
+              f"WA6xx: {dict(sorted(codes.items())) or 'none'}"
+              + (f"; arm64 signatures: {dict(sorted(sigs.items()))}" if sigs else ""))
+        for code in sorted(codes):
+            shown = [f for f in findings if f.code == code][: args.show]
+            for f in shown:
+                print(f"   {code} {f.message[:220]}")
+            if codes[code] > len(shown):
+                print(f"   {code} ... {codes[code] - len(shown)} more")
+    print(f"== total WA6xx findings: {dict(sorted(totals.items())) or 'none'}; invalid arm64 signatures: {invalid}")
+    return 1 if invalid else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
