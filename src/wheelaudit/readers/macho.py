@@ -687,7 +687,11 @@ class _Image:
             return
         from ..binary.codesign import verify
 
-        verdict = verify(self.data, self.base, self.size, code_sig[0], code_sig[1], segments)
+        try:
+            verdict = verify(self.data, self.base, self.size, code_sig[0], code_sig[1], segments)
+        except (struct.error, ValueError, IndexError, OverflowError) as exc:  # (a bound missed: never WA001)
+            s.notes.append(f"code signature not verified: unreadable ({type(exc).__name__}: {exc})")
+            return
         s.signature = verdict.status
         if verdict.status == "invalid":
             s.signature_detail, s.signature_page = verdict.detail, verdict.page
