@@ -50,14 +50,7 @@ def _run_build(script: Path, out: Path) -> None:
 
 def _load_make_wheels():
     """Import fixtures/make_wheels.py (not a package) once, as module "make_wheels"."""
-    if "make_wheels" in sys.modules:
-        return sys.modules["make_wheels"]
-    spec = importlib.util.spec_from_file_location("make_wheels", FIXTURES / "make_wheels.py")
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["make_wheels"] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return _load_module("make_wheels")
 
 
 @pytest.fixture(scope="session")

@@ -177,3 +177,34 @@ def test_a_signature_is_never_checked_over_a_hole(audit_wheels):
     with pytest.raises(Unspooled):
         macho.parse(sparse)
     assert verify(data, 0, len(data), len(data) + 1, 16).status == "invalid"  # past the end: never a crash
+
+
+def test_a_damaged_signature_is_a_verdict_never_a_crash(audit_wheels):
+    """Bytes of the signature overwritten at random: the slice still reads (no WA001), and its
+    signature is valid (a byte no hash covers), invalid, or not verifiable (None)."""
+    import random
+    import struct
+    import zipfile
+
+    from wheelaudit.readers import read_binary
+
+    with zipfile.ZipFile(audit_wheels["macos_ok"]) as z:
+        data = z.read("auditfix/libclean.dylib")
+    ncmds, = struct.unpack_from("<I", data, 16)
+    off, sig = 32, None
+    for _ in range(ncmds):
+        cmd, size = struct.unpack_from("<II", data, off)
+        if cmd == 0x1D:  # LC_CODE_SIGNATURE
+            sig = struct.unpack_from("<II", data, off + 8)
+        off += size
+    assert sig is not None
+    rng = random.Random(22)
+    seen = set()
+    for _ in range(300):
+        bad = bytearray(data)
+        for _ in range(rng.randint(1, 4)):
+            bad[sig[0] + rng.randrange(min(sig[1], 256))] = rng.randrange(256)
+        b = read_binary(bytes(bad), "libclean.dylib")
+        assert b.error is None
+        seen.add(b.slices[0].signature)
+    assert "invalid" in seen and seen <= {"valid", "invalid", None}
