@@ -8,13 +8,18 @@ x86_64 and Windows wheels of numpy, scipy, pillow and executorch, scans each wit
 checks only, and prints for each wheel the WA6xx findings per code, the code-signature verdicts
 of its arm64 Mach-O slices (every ld64-signed slice should be "valid") and the scan time.
 ``--big`` adds torch for macOS arm64 (127 MB, libtorch_cpu.dylib: the page-hashing cost).
-Exit 0 when no arm64 slice's signature is "invalid" (the cross-check of the verifier).
+``--readelf`` compares each ELF binary's exec_stack / textrel / debug info with what binutils'
+``readelf`` says (a cross-check of the reader, run here, never in the audit path).
+Exit 0 when no arm64 slice's signature is "invalid" and readelf agrees.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
+import tempfile
+import zipfile
 import sys
 import time
 from collections import Counter
@@ -40,6 +45,9 @@ WHEELS = [
     ("pillow==13.0.0", "manylinux_2_28_x86_64"),
     ("executorch==1.5.1", "manylinux_2_28_x86_64"),
     ("scipy-openblas64==0.3.34.481.3", "manylinux_2_28_x86_64"),
+    ("onnxruntime==1.20.1", "manylinux_2_28_x86_64"),
+    ("cryptography==48.0.1", "macosx_10_9_universal2"),  # abi3, universal2 (a signed arm64 slice)
+    ("cryptography==50.0.2", "manylinux_2_28_x86_64"),  # abi3
     ("pillow==13.0.0", "win_amd64"),
 ]
 BIG = [("torch==2.14.1", "macosx_14_0_arm64")]
@@ -62,14 +70,39 @@ def fetch(req: str, platform: str, cache: Path) -> Path:
     return found()[0]
 
 
+def readelf_disagreements(path: Path, wheel) -> list[str]:
+    """ELF binaries whose (exec_stack, textrel, has debug info) differ from readelf's view."""
+    out = []
+    with zipfile.ZipFile(path) as z, tempfile.TemporaryDirectory() as d:
+        for b in wheel.libraries:
+            if b.format != "elf" or not b.ok:
+                continue
+            f = os.path.join(d, "bin")
+            with open(f, "wb") as fh:
+                fh.write(z.read(b.path))
+
+            def readelf(*opts: str) -> str:
+                return subprocess.run(["readelf", *opts, f], capture_output=True, text=True).stdout
+
+            stack = [line.split() for line in readelf("-lW").splitlines() if "GNU_STACK" in line]
+            theirs = ("E" in stack[0][-2] if stack else b.slices[0].arch != "aarch64",
+                      "TEXTREL" in readelf("-dW"), ".debug_info" in readelf("-SW"))
+            s = b.slices[0]
+            ours = (s.exec_stack, s.textrel, s.debug_bytes > 0)
+            if ours != theirs:
+                out.append(f"{b.path}: wheelaudit {ours}, readelf {theirs}")
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--big", action="store_true", help="also torch for macOS arm64")
     ap.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     ap.add_argument("--show", type=int, default=3, help="findings shown per code and wheel")
+    ap.add_argument("--readelf", action="store_true", help="cross-check the ELF facts with readelf")
     args = ap.parse_args()
     totals: Counter[str] = Counter()
-    invalid = 0
+    invalid = disagree = 0
     for req, platform in WHEELS + (BIG if args.big else []):
         path = fetch(req, platform, args.cache)
         t0 = time.perf_counter()
@@ -96,8 +129,14 @@ def main() -> int:
                 print(f"   {code} {f.message[:220]}")
             if codes[code] > len(shown):
                 print(f"   {code} ... {codes[code] - len(shown)} more")
-    print(f"== total WA6xx findings: {dict(sorted(totals.items())) or 'none'}; invalid arm64 signatures: {invalid}")
-    return 1 if invalid else 0
+        if args.readelf:
+            bad = readelf_disagreements(path, wheel)
+            disagree += len(bad)
+            for line in bad:
+                print(f"   readelf disagrees: {line}")
+    print(f"== total WA6xx findings: {dict(sorted(totals.items())) or 'none'}; invalid arm64 signatures: {invalid}"
+          + (f"; ELF facts readelf disagrees with: {disagree}" if args.readelf else ""))
+    return 1 if invalid or disagree else 0
 
 
 if __name__ == "__main__":
