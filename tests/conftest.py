@@ -50,14 +50,7 @@ def _run_build(script: Path, out: Path) -> None:
 
 def _load_make_wheels():
     """Import fixtures/make_wheels.py (not a package) once, as module "make_wheels"."""
-    if "make_wheels" in sys.modules:
-        return sys.modules["make_wheels"]
-    spec = importlib.util.spec_from_file_location("make_wheels", FIXTURES / "make_wheels.py")
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["make_wheels"] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return _load_module("make_wheels")
 
 
 @pytest.fixture(scope="session")
@@ -108,3 +101,31 @@ def fixture_wheels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 def fixture_build_dir(fixture_wheels: dict[str, Path]) -> Path:
     """The native libraries behind the wheels (build_executorch.sh output: elf/, macho/...)."""
     return next(iter(fixture_wheels.values())).parent.parent / "_build"
+
+
+def _load_module(name: str):
+    """Import fixtures/NAME.py (not a package) once, as module NAME."""
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, FIXTURES / f"{name}.py")
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture(scope="session")
+def audit_wheels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Scenario name -> path of a small WA6xx wheel (fixtures/make_audit_wheels.py, binaries by
+    fixtures/build_audits.sh; also needs MinGW-w64 for the .pyd modules)."""
+    _check_toolchain()
+    if shutil.which("x86_64-w64-mingw32-gcc") is None:
+        pytest.fail(f"fixture toolchain missing (x86_64-w64-mingw32-gcc); install it with: "
+                    f"apt-get install -y gcc-mingw-w64-x86-64", pytrace=False)
+    maw = _load_module("make_audit_wheels")
+    out = tmp_path_factory.mktemp("audit_wheels")
+    try:
+        return maw.build_all(out)
+    except maw.BuildError as exc:
+        pytest.fail(f"{exc}\n(fixture toolchain: {APT_HINT} gcc-mingw-w64-x86-64)", pytrace=False)

@@ -19,6 +19,7 @@ from .globs import Glob, SymbolPattern
 from .index import Interest, NameIndex, SymbolIndex
 from .symbols import SymbolTable
 from .linkage import check_linkage
+from .checks.abi import check_abi
 from .ruleset import BinaryRule, ComponentRule, FileRule, LibrariesRule, Ruleset, Waiver
 from .scan import Wheel
 
@@ -540,6 +541,7 @@ def evaluate(wheel: Wheel, ruleset: Ruleset | None, *, today: _dt.date | None = 
         from .checks.consumer import evaluate_consumer
 
         findings += evaluate_consumer(wheel, ruleset)
+    findings += check_abi(wheel)  # WA6xx: on by default
     if ruleset is not None:
         findings = apply_waivers(findings, ruleset.waivers, today, wheel.traits)
     return findings

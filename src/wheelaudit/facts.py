@@ -118,6 +118,27 @@ class Slice:
     debug_path: str | None = None  # CodeView PDB path of the debug directory
     file_version: str | None = None  # VS_FIXEDFILEINFO of the version resource, "14.38.33130.0"
     product_version: str | None = None
+    # -- loadability facts (the WA6xx checks) --------------------------------------------------
+    #: ELF: whether the loader gives this image an executable stack: PT_GNU_STACK's PF_X, or
+    #: without PT_GNU_STACK the ABI's default (executable except on aarch64 and loongarch64);
+    #: None where that does not apply (Mach-O, PE, relocatable objects, no program headers)
+    exec_stack: bool | None = None
+    #: ELF: the dynamic table asks for relocations in read-only segments (DT_TEXTREL or DF_TEXTREL)
+    textrel: bool = False
+    #: bytes of DWARF debug info the file carries: ELF, the non-allocated ``.debug_*`` /
+    #: ``.zdebug_*`` sections when ``.debug_info`` is among them; Mach-O, the ``__DWARF``
+    #: segment (or sections); 0 when there is none
+    debug_bytes: int = 0
+    #: Mach-O code signature: "valid" (every page hash of each CodeDirectory agrees with the
+    #: bytes), "invalid", "absent" (no LC_CODE_SIGNATURE); None when not applicable (ELF, PE,
+    #: object files) or not verifiable (an unsupported layout: see ``notes``)
+    signature: str | None = None
+    #: with ``signature == "invalid"``: what disagrees, as evidence ("page 3 [0x3000, 0x4000)
+    #: in __TEXT: SHA-256 ... != ..."); otherwise None
+    signature_detail: str | None = None
+    #: with ``signature == "invalid"`` because of a page hash: the index of the first page that
+    #: disagrees (pages of 2^pageSize bytes from the slice start); otherwise None
+    signature_page: int | None = None
 
     @property
     def exports_count(self) -> int:

@@ -29,7 +29,15 @@ def slice_dict(sl: Slice, symbols: bool, resolved: dict | None = None) -> dict[s
         "exports_count": sl.exports_count,
         "imports_count": sl.imports_count,
         "locals_count": len(sl.locals),
+        "exec_stack": sl.exec_stack,
+        "textrel": sl.textrel,
+        "debug_bytes": sl.debug_bytes,
+        "signature": sl.signature,
     }
+    if sl.signature_detail:
+        d["signature_detail"] = sl.signature_detail
+    if sl.signature_page is not None:
+        d["signature_page"] = sl.signature_page
     if sl.notes:
         d["notes"] = list(sl.notes)
     if sl.linker_version is not None:  # a PE slice

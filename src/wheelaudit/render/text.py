@@ -134,6 +134,15 @@ def render_inspect(wheels: list[Wheel], out: TextIO, color: bool = False, symbol
                 if sl.needs_versions:
                     facts.append("needs " + _highest_versions(sl.needs_versions))
                 facts.append("stripped" if sl.stripped else f"{len(sl.locals)} local symbols")
+                if sl.debug_bytes:
+                    facts.append(f"debug info {human_size(sl.debug_bytes)}")
+                if sl.exec_stack:
+                    facts.append("executable stack")
+                if sl.textrel:
+                    facts.append("text relocations")
+                if sl.signature is not None:
+                    facts.append(f"signature {sl.signature}"
+                                 + (f" ({sl.signature_detail})" if sl.signature_detail else ""))
                 out.write(prefix + "; ".join(facts) + "\n")
                 res = (resolutions or {}).get(b.path, {}).get(sl.arch, {})
                 for d in sl.dependencies:
