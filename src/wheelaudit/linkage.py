@@ -631,12 +631,17 @@ def _wa501(wheel, rules: _Rules, resolved: dict[str, dict[str, list[Resolution]]
     tried (of the first) in the message."""
     by_path = {b.path: b for b in wheel.libraries}
     # dependency name -> binary -> (resolution, archs)
+    from .checks.abi import is_extension_module, links_libpython
+
     failing: dict[str, dict[str, tuple[Resolution, list[str]]]] = {}
     for path, per_arch in resolved.items():
+        extension = is_extension_module(by_path[path])
         for arch, rs in per_arch.items():
             for r in rs:
                 if r.status != "unresolved":
                     continue
+                if extension and links_libpython(r.dependency.name):
+                    continue  # one cause, one finding: WA603 says it
                 mine = failing.setdefault(r.dependency.name, {})
                 if path in mine:
                     mine[path][1].append(arch)
