@@ -78,8 +78,9 @@ class Dependency:
 
     @property
     def optional(self) -> bool:
-        """A weak dependency: its absence at load time is not an error."""
-        return self.kind == "weak"
+        """A dependency whose absence at load time is not an error: a Mach-O weak load, a PE
+        delay-load import (it fails only when a function of it is first called)."""
+        return self.kind in ("weak", "delay")
 
 
 @dataclass(frozen=True)

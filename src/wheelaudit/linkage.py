@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
-from . import platforms
+from . import platforms, policydata
 from .facts import Binary, Dependency, Slice
 from .findings import Finding, examples
 from .globs import Glob
@@ -156,6 +156,9 @@ class _Rules:
             return any(g.match(base) for g in self.elf_defaults)
         if fmt == "macho":
             return any(g.match(name) for g in self.macho_defaults)
+        if fmt == "pe":  # (Windows names compare case-insensitively)
+            low = base.lower()
+            return any(g.match(low) or g.match(base) for g in self.allow_external)
         return False
 
     def provider(self, name: str) -> str | None:
@@ -171,6 +174,9 @@ class _Rules:
             parts.append(self.elf_defaults_desc)
         elif b.format == "macho":
             parts.append("/usr/lib/*, /System/Library/*")
+        else:
+            parts.append("the system DLLs of every Windows, the API sets, the Universal CRT and the DLLs "
+                         "CPython ships beside python.exe")
         parts.append("[linkage] allow-external" + (f" ({examples([g.pattern for g in self.allow_external])})"
                                                    if self.allow_external else ": none given"))
         return "; ".join(parts)
@@ -258,15 +264,17 @@ class _Layout:
         self.binaries = list(wheel.libraries)
         self.at: dict[str, Binary] = {}  # installed path -> binary
         self.where: dict[str, str] = {}  # archive path -> installed path
+        self.at_nocase: dict[str, Binary] = {}  # lower-cased installed path -> binary (Windows names)
         for b in self.binaries:
             inst = _installed(b.path)
             self.at[inst] = b
             self.where[b.path] = inst
+            self.at_nocase.setdefault(inst.lower(), b)
         # loaders: binary path -> binaries that depend on it (by file name or identity file name)
         names: dict[tuple[str, str], list[Binary]] = {}
         for b in self.binaries:
-            keys = {b.name}
-            if b.identity and b.format != "elf":  # (ELF: loaded by file name only)
+            keys = {b.name.lower() if b.format == "pe" else b.name}
+            if b.identity and b.format == "macho":  # (ELF and PE: loaded by file name only)
                 keys.add(_basename(b.identity))
             for k in keys:
                 names.setdefault((b.format, k), []).append(b)
@@ -275,7 +283,8 @@ class _Layout:
             if not b.ok:
                 continue
             for dep in b.dependencies:
-                for target in names.get((b.format, _basename(dep)), []):
+                key = _basename(dep).lower() if b.format == "pe" else _basename(dep)
+                for target in names.get((b.format, key), []):
                     if target is not b:
                         lst = self.loaded_by.setdefault(target.path, [])
                         if not any(x is b for x in lst):  # (identity: a dataclass == compares every field)
@@ -586,13 +595,41 @@ class _Resolver:
         return self._finish(b, dep, [], "a relative install name: dyld looks for it relative to the current directory"
                                         " (and in the fallback paths), which is unknowable")
 
+    def resolve_pe(self, b: Binary, s: Slice, dep: Dependency) -> Resolution:
+        """As Windows loads an extension module's imports (CPython 3.8+: LoadLibraryExW with
+        the default directories and the DLL's own folder): a DLL of that name already loaded by
+        python.exe (python3X.dll, vcruntime140.dll), the importing file's folder, the folders the
+        package adds at import time (``os.add_dll_directory``, delvewheel's ``<dist>.libs``),
+        then System32 and the API sets. PATH is not searched. Names compare case-insensitively."""
+        name = dep.name
+        origin = policydata.windows_dll_origin(name, s.arch)
+        if origin in ("python", "api-set", "ucrt"):
+            return Resolution(dep, "external", external=f"{name} ({_PE_ORIGINS[origin]})")
+        tried: list[str] = []
+        folders = [(self.layout.directory(b), "the importing file's folder")]
+        folders += [(d, "added at import time (os.add_dll_directory)") for d in getattr(self.wheel, "dll_directories", ())]
+        for folder, why in folders:
+            cand = _join(folder, name)
+            hit = self.layout.at_nocase.get(cand.lower())
+            if hit is not None:
+                return Resolution(dep, "inside", path=hit.path)
+            tried.append(f"{_show(cand)} ({why})")
+        if origin == "system":
+            return Resolution(dep, "external", external=f"{name} ({_PE_ORIGINS[origin]})")
+        reason = None
+        if origin == "redistributable":
+            reason = ("part of the Visual C++ redistributable, which a clean Windows does not have: the wheel "
+                      "must ship it (delvewheel repair vendors it)")
+        if dep.kind == "delay":
+            reason = "delay-loaded: a call into it fails at run time" + (f"; {reason}" if reason else "")
+        return self._finish(b, dep, tried, reason)
+
     def resolve(self, b: Binary, s: Slice, dep: Dependency) -> Resolution:
         if b.format == "elf":
             return self.resolve_elf(b, s, dep)
         if b.format == "macho":
             return self.resolve_macho(b, s, dep)
-        # PE imports are not read yet; nothing to resolve
-        return self._finish(b, dep, [], "PE imports are not resolved")
+        return self.resolve_pe(b, s, dep)
 
 
 def resolve_wheel(wheel, rule=None) -> dict[str, dict[str, list[Resolution]]]:
@@ -601,7 +638,7 @@ def resolve_wheel(wheel, rule=None) -> dict[str, dict[str, list[Resolution]]]:
     res = _Resolver(wheel, rules)
     out: dict[str, dict[str, list[Resolution]]] = {}
     for b in wheel.libraries:
-        if not b.ok or b.format not in ("elf", "macho"):
+        if not b.ok:
             continue
         per_arch: dict[str, list[Resolution]] = {}
         for s in b.slices:
@@ -736,6 +773,13 @@ INTERPRETER_LOADED: tuple[str, ...] = ("libc.so.6", "libm.so.6", "libpthread.so.
                                        "libutil.so.1", "ld-linux*.so.*", "ld64.so.*", "ld-musl-*.so.1",
                                        "libc.musl-*.so.1", "libc.so")
 
+_PE_ORIGINS = {
+    "python": "shipped with CPython beside python.exe",
+    "api-set": "a Windows API set",
+    "ucrt": "the Universal CRT, part of Windows 10+ and installed with CPython",
+    "system": "a system DLL of every Windows",
+}
+
 _KIND_LABEL = {"rpath": "DT_RPATH", "runpath": "DT_RUNPATH", "lc_rpath": "LC_RPATH"}
 
 
@@ -839,6 +883,51 @@ def _wa502(wheel, rules: _Rules, resolved: dict[str, dict[str, list[Resolution]]
     return out
 
 
+def _version(text: str | None) -> tuple[int, ...] | None:
+    try:
+        return tuple(int(x) for x in (text or "").split(".")[:2]) or None
+    except ValueError:
+        return None
+
+
+#: the MSVC toolset from which code needs a msvcp140.dll at least as new (std::mutex's constexpr
+#: constructor; an older runtime crashes it: delvewheel#54, llvmlite#1297)
+_MUTEX_ABI = (14, 40)
+
+
+def _wa507(wheel, resolved: dict[str, dict[str, list[Resolution]]]) -> list[Finding]:
+    """A vendored msvcp140*.dll older than the toolset (PE linker version) of a binary that
+    imports it."""
+    by_path = {b.path: b for b in wheel.libraries}
+    out: list[Finding] = []
+    stale: dict[str, list[tuple[str, tuple[int, ...]]]] = {}
+    for path, per_arch in resolved.items():
+        for arch, rs in per_arch.items():
+            for r in rs:
+                if r.status != "inside" or not _basename(r.dependency.name).lower().startswith("msvcp140"):
+                    continue
+                runtime = by_path.get(r.path or "")
+                rs_slice = runtime.slices[0] if runtime is not None and runtime.slices else None
+                have = _version(getattr(rs_slice, "file_version", None))
+                importer = next((s for s in by_path[path].slices if s.arch == arch), None)
+                need = _version(getattr(importer, "linker_version", None))
+                if have and need and have < need:
+                    stale.setdefault(r.path or "", []).append((path, need))
+    for runtime_path, users in stale.items():
+        have = _version(by_path[runtime_path].slices[0].file_version) or ()
+        newest = max(n for _, n in users)
+        severity = "error" if have < _MUTEX_ABI <= newest else "warning"
+        why = (" (code built with 14.40 or later crashes in std::mutex with an older runtime)"
+               if severity == "error" else "")
+        out.append(Finding(
+            "WA507",
+            f"{runtime_path} (version {'.'.join(map(str, have))}) is older than the toolset "
+            f"{'.'.join(map(str, newest))} that linked {examples([p for p, _ in users], 3)}{why}",
+            subject=runtime_path, paths=[runtime_path] + sorted({p for p, _ in users}), rule=RULE,
+            severity_override=severity))  # type: ignore[arg-type]
+    return out
+
+
 def check_linkage(wheel, rule=None) -> list[Finding]:
     """WA501, WA502, WA505 and (from :func:`wheelaudit.platforms.check_platform`) WA503, WA504.
 
@@ -851,8 +940,8 @@ def check_linkage(wheel, rule=None) -> list[Finding]:
     resolver = _Resolver(wheel, rules)
     resolved: dict[str, dict[str, list[Resolution]]] = {}
     for b in wheel.libraries:
-        if not b.ok or b.format not in ("elf", "macho"):
+        if not b.ok:
             continue
         resolved[b.path] = {s.arch: [resolver.resolve(b, s, d) for d in s.dependencies] for s in b.slices}
     return (_wa501(wheel, rules, resolved) + _wa502(wheel, rules, resolved) + _wa505(wheel, resolved)
-            + platforms.check_platform(wheel))
+            + _wa507(wheel, resolved) + platforms.check_platform(wheel))

@@ -46,6 +46,9 @@ class Wheel:
     #: wheels audited together (wheelaudit.together): path inside the tree -> the wheel file it
     #: came from; empty for a single wheel
     origins: dict[str, str] = field(default_factory=dict)
+    #: folders the wheel's packages add to the Windows DLL search when imported
+    #: (:mod:`wheelaudit.dll_directories`); read only for a wheel that ships PE binaries
+    dll_directories: list[str] = field(default_factory=list)
     #: the C++ consumer surface (CMake / pkg-config files, wheelaudit.surface); None when the wheel
     #: ships none of those files
     surface: Surface | None = None
@@ -219,6 +222,11 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
 
             oses = traits_from_tags(info.tags, info.version, name=info.name).os
             surface = read_surface(files, source.read_text, platform=next(iter(oses)) if len(oses) == 1 else None)
+        dll_dirs: list[str] = []
+        if any(b.format == "pe" for b in libraries):
+            from .dll_directories import dll_directories
+
+            dll_dirs = dll_directories(files, source.read_text)
     for b in libraries:
         if b.error:
             findings.append(Finding("WA001", f"{b.path}: {b.error}", subject=b.path, paths=[b.path]))
@@ -239,4 +247,5 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
         strings=needles,
         interest=interest,
         surface=surface,
+        dll_directories=dll_dirs,
     )

@@ -129,6 +129,11 @@ CODES: dict[str, Code] = {
         Code("WA505", "provider-not-required", "error",
              "a dependency is provided by a distribution that the wheel does not require",
              fix="add the providing distribution to the wheel's Requires-Dist"),
+        Code("WA507", "stale-vendored-runtime", "error",
+             "a vendored MSVC C++ runtime (msvcp140*.dll) is older than the toolset that linked a binary "
+             "importing it (error where the std::mutex ABI of 14.40 separates them, warning otherwise)",
+             fix="vendor the runtime of the newest toolset that built the wheel's binaries (delvewheel repair on "
+                 "a machine with the current VC++ redistributable)"),
         Code("WA602", "extension-suffix-mismatch", "error",
              "an extension module's file name (ABI / platform suffix) disagrees with the wheel's tags",
              fix="build the extension with the interpreter the wheel is tagged for (its EXT_SUFFIX), or retag the wheel"),
