@@ -38,7 +38,7 @@ else:  # pragma: no cover - exercised on 3.10 only
 from .conditions import CONDITION_KEYS, KNOWN_OS, Condition, WheelTraits
 from .findings import CODES
 from .model.codes import CodeError, parse_code, parse_selector, parse_severities
-from .globs import Glob, GlobError, SymbolPattern
+from .globs import Glob, GlobError, NotGlob, SymbolPattern
 
 __all__ = [
     "RulesError",
@@ -244,6 +244,8 @@ class BinaryRule:
     must_import: list[SymbolPattern] = field(default_factory=list)
     must_need: list[Glob] = field(default_factory=list)
     must_not_need: list[Glob] = field(default_factory=list)
+    #: wheel-path globs (``!`` excludes): every shipped library they match must be a resolved dependency
+    must_need_all: list[Glob] = field(default_factory=list)
     when: Condition | None = None
     line: int | None = None
     source: str = "<string>"
@@ -870,10 +872,17 @@ class _Ctx:
         except GlobError as exc:
             raise self.error(path, exc.message) from None
 
-    def globs(self, value: Any, path: KeyPath, *, cross_slash: bool = False) -> list[Glob]:
+    def globs(self, value: Any, path: KeyPath, *, cross_slash: bool = False, negatable: bool = False) -> list[Glob]:
+        """A glob or a list of globs; with ``negatable`` one that starts with ``!`` matches what
+        the rest does not (a :class:`NotGlob`)."""
         out = []
         for i, pattern in enumerate(self.strings(value, path, "globs")):
             try:
+                if negatable and pattern.startswith("!"):
+                    if not pattern[1:]:
+                        raise GlobError("a lone '!' negates nothing", pattern)
+                    out.append(NotGlob(Glob(pattern[1:], cross_slash=cross_slash)))  # type: ignore[arg-type]
+                    continue
                 out.append(Glob(pattern, cross_slash=cross_slash))
             except GlobError as exc:
                 prefix = f"item {i + 1}: " if isinstance(value, list) else ""
@@ -920,9 +929,9 @@ class _Ctx:
                 # distribution names compare canonically (PEP 503): "mlx_metal" is "mlx-metal"
                 value = self.strings(value, kpath, "globs")
                 value = [v if "[" in v else re.sub(r"[-_.]+", "-", v).lower() for v in value]
-            globs = self.globs(value, kpath)
+            globs = self.globs(value, kpath, negatable=True)
             if key == "os":
-                for g in globs:
+                for g in (getattr(g, "inner", g) for g in globs):
                     if g.is_literal and g.pattern not in KNOWN_OS:
                         hint = _suggest(g.pattern.lower(), KNOWN_OS)
                         msg = f'unknown os "{g.pattern}" (expected {", ".join(KNOWN_OS)})'
@@ -946,7 +955,7 @@ _CMAKE_KEYS = ("config", "declares", "namespace")
 _FILE_KEYS = ("name", "glob", "count", "min", "max", "beside", "when")
 _BINARY_KEYS = (
     "name", "path", "count", "must-not-define", "must-import", "must-need", "must-not-need",
-    "when",
+    "must-need-all", "when",
 )  # fmt: skip
 _LINKAGE_KEYS = ("allow-external", "provided-by", "forbid-rpath", "allow-rpath", "check")
 _WAIVE_KEYS = ("code", "target", "path", "reason", "until", "when")
@@ -1117,6 +1126,9 @@ def _parse_binary(ctx: _Ctx, i: int, value: dict[str, Any]) -> BinaryRule:
         must_need=ctx.globs(t["must-need"], p + ("must-need",)) if "must-need" in t else [],
         must_not_need=ctx.globs(t["must-not-need"], p + ("must-not-need",))
         if "must-not-need" in t
+        else [],
+        must_need_all=ctx.globs(t["must-need-all"], p + ("must-need-all",), cross_slash=True, negatable=True)
+        if "must-need-all" in t
         else [],
         when=ctx.condition(t["when"], p + ("when",)) if "when" in t else None,
         line=ctx.line(p),
