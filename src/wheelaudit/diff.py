@@ -32,8 +32,8 @@ from .dups import DupGroup, find_duplicates, namespace_key, wheel_dict
 from .facts import Binary
 from .scan import Wheel
 
-#: file suffixes that are source or metadata, not data that travels with code
-_NOT_DATA = (".py", ".pyi", ".pyc", ".pyx", ".pxd", ".typed", ".h", ".hpp", ".hh", ".c", ".cc", ".cpp",
+#: file suffixes that are source or metadata, not data that travels with code (diff, init)
+NOT_DATA_SUFFIXES = (".py", ".pyi", ".pyc", ".pyx", ".pxd", ".typed", ".h", ".hpp", ".hh", ".c", ".cc", ".cpp",
              ".txt", ".md", ".rst", ".cfg", ".toml", ".yaml", ".yml", ".json", ".ini")
 
 
@@ -74,15 +74,18 @@ def library_stem(name: str) -> str:
     return unhashed(name)[0].split(".", 1)[0]
 
 
+def glob_escape(text: str) -> str:
+    """A literal file name inside a glob (``[``, ``{``, ``*``, ... escaped)."""
+    return "".join("\\" + c if c in "\\*?[]{}," else c for c in text)
+
+
 def name_glob_parts(name: str) -> tuple[str, str] | None:
     """A file-name glob that keeps matching ``name`` when it is rebuilt with a new repair hash
     or version, as (escaped library name, the rest), or None when ``name`` carries neither:
     ``libXau-154567c4.so.6.0.0`` → (``libXau``, ``-*.so*``); ``libfoo.so.1.2.3`` →
     (``libfoo``, ``.so*``); ``libXau.6.0.0.dylib`` → (``libXau``, ``{,.*}.dylib``);
     ``geos-<32 hex>.dll`` → (``geos``, ``-*.dll``). Glob characters in the name are escaped."""
-    def esc(text: str) -> str:
-        return "".join("\\" + c if c in "\\*?[]{}," else c for c in text)
-
+    esc = glob_escape
     m = _AUDITWHEEL.match(name)
     if m:
         return esc(m["stem"]), "-*.so*"
@@ -423,7 +426,7 @@ def _owners(carriers: dict[str, set[str]]) -> tuple[list[str], str]:
 def _data_files(w: Wheel) -> set[str]:
     native = {b.path for b in w.libraries}
     return {f for f in w.files
-            if f not in native and ".dist-info/" not in f and not f.endswith(_NOT_DATA) and "/__pycache__/" not in f}
+            if f not in native and ".dist-info/" not in f and not f.endswith(NOT_DATA_SUFFIXES) and "/__pycache__/" not in f}
 
 
 def diff_wheels(old: Wheel, new: Wheel) -> WheelDiff:
