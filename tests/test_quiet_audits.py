@@ -206,6 +206,10 @@ def test_diff_pairs_an_auditwheel_rehash(capsys, trees):
     ("demo/.dylibs/libopenjp2.2.5.2.dylib", "demo/.dylibs/libopenjp2.2.5.3.dylib", "new version (delocate)"),
     # auditwheel, new hash and new version
     ("demo.libs/libwebp-2fd3cdca.so.7.1.9", "demo.libs/libwebp-0feb04d2.so.7.1.10", "new auditwheel hash and version"),
+    # no repair tool: a new version, or the same module built for another platform
+    ("demo/libfoo.so.1", "demo/libfoo.so.2", "new version"),
+    ("demo/libfoo.so", "demo/libfoo.dylib", "same module name"),
+    (f"demo/_C{EXT}", "demo/_C.cpython-311-darwin.so", "same module name"),
 ])
 def test_diff_pairs_repair_renames_by_name_alone(tmp_path, old_name, new_name, why):
     # different bytes, SONAMEs and exports on the two sides: only the name can pair them

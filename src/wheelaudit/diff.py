@@ -124,11 +124,12 @@ def _why_same_library(old: Binary, new: Binary) -> str:
     if tool in ("auditwheel", "delvewheel"):
         same_rest = unhashed(old.name)[0] == unhashed(new.name)[0]
         return f"new {tool} hash" + ("" if same_rest else " and version")
-    versioned = [bool(_ELF_VERSION.match(n) or _MACHO_VERSION.match(n) or n.endswith((".so", ".dylib", ".dll")))
-                 and ".cpython-" not in n and ".abi3." not in n for n in (old.name, new.name)]
-    if all(versioned):
-        return "new version" + (" (delocate)" if tool == "delocate" else "")
-    return "same module name"  # _x.cpython-311-darwin.so / _x.cpython-311-x86_64-linux-gnu.so
+    if tool == "delocate":
+        return "new version (delocate)"
+    kinds = {"macho" if n.endswith(".dylib") else "elf" if ".so" in n else "other" for n in (old.name, new.name)}
+    if len(kinds) == 1 and any(_ELF_VERSION.match(n) or _MACHO_VERSION.match(n) for n in (old.name, new.name)):
+        return "new version"  # libfoo.so.1 / libfoo.so.2
+    return "same module name"  # _x.cpython-311-darwin.so / _x.cpython-311-x86_64-linux-gnu.so, libfoo.so / libfoo.dylib
 
 
 @dataclass
