@@ -219,3 +219,25 @@ def test_repair_tool_names(name, stem, tool, glob):
     assert library_stem(name) == stem
     assert unhashed(name)[1] == tool
     assert name_glob(name) == glob
+
+
+def test_diff_owners_ignore_linker_boilerplate():
+    from wheelaudit.conditions import traits_from_tags
+    from wheelaudit.facts import Binary, Slice, Symbol
+    from wheelaudit.scan import Wheel
+
+    def lib(path, *names):
+        exports = [Symbol(n, n, "global", "func") for n in names]
+        exports.append(Symbol("DEMO_1.0", "DEMO_1.0", "global", "data", "DEMO_1.0"))  # a version node
+        return Binary(path=path, format="elf", size=100, slices=[Slice(arch="x86_64", exports=exports)])
+
+    def wheel(*libs):
+        return Wheel(path=Path("demo-1.0-py3-none-any.whl"), name="demo", version="1.0", tags=[],
+                     traits=traits_from_tags([], "1.0"), files=[b.path for b in libs], libraries=list(libs))
+
+    boiler = ("_init", "_fini", "_edata", "_end", "__bss_start")
+    old = wheel(lib("demo/liba.so", *boiler, "alpha_one", "alpha_two"))
+    new = wheel(lib("demo/liba.so", *boiler, "alpha_one", "alpha_two"), lib("demo/libb.so", *boiler, "beta_one"))
+    d = diff_wheels(old, new)
+    assert [b.path for b in d.added] == ["demo/libb.so"]
+    assert d.moves == []  # not "(no prefix) gained demo/libb.so" for its _init and _edata

@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal, TextIO
 
-from .dups import DupGroup, find_duplicates, namespace_key, wheel_dict
+from .dups import DupGroup, find_duplicates, is_boilerplate, namespace_key, wheel_dict
 from .facts import Binary
 from .scan import Wheel
 
@@ -361,6 +361,8 @@ def _carried(wheel: Wheel) -> dict[str, dict[str, str]]:
         names: dict[str, str] = {}
         for sl in b.slices:
             for s in sl.exports:
+                if is_boilerplate(s.name, s.version):
+                    continue  # _init, _edata, version nodes: every library of a kind has them
                 k = "weak" if s.weak else "strong"
                 prev = names.get(s.demangled)
                 if prev is None or rank[k] > rank[prev]:

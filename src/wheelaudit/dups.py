@@ -395,7 +395,8 @@ def find_duplicates(wheels: Wheel | Sequence[Wheel], *, min_count: int = 1, dept
     component. So are C names without a ``_`` prefix (camelCase words, single words)
     duplicated between the very same libraries (``MODES``, ``findModeID`` and
     ``getModeData`` of one object file linked into four modules). Strong groups come first,
-    then weak ones; within each, the groups with the most extra copies first. ``min_count`` drops groups with fewer duplicated symbols.
+    then weak ones; within each, the groups with the most extra copies first. ``min_count``
+    drops groups with fewer duplicated symbols.
     """
     ws = [wheels] if isinstance(wheels, Wheel) else list(wheels)
     buckets: dict[tuple[str, Strength], list[DupSymbol]] = {}
