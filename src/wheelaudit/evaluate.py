@@ -508,11 +508,8 @@ def check_metadata(ctx: Context, rule: MetadataRule) -> list[Finding]:
     from .requirements import declared_requirements
 
     rid = f"metadata:{rule.name}"
-    declared, invalid = declared_requirements(ctx.wheel.requires_dist, ctx.wheel.tags)
+    declared, _invalid = declared_requirements(ctx.wheel.requires_dist, ctx.wheel.tags)  # (check_requirements_parse)
     when = f" (rule {rule.name}" + (f", for {rule.when.describe()}" if rule.when is not None else "") + ")"
-    for text in invalid:
-        out.append(Finding("WA404", f"Requires-Dist {text!r} cannot be parsed, so the metadata rule cannot judge it{when}",
-                           subject=rule.name, rule=rid))
     for d in declared:
         if not (d.somewhere or d.extras):
             continue  # its marker excludes every environment this wheel installs in
@@ -537,6 +534,20 @@ def check_metadata(ctx: Context, rule: MetadataRule) -> list[Finding]:
             msg = f"the wheel's METADATA has no Requires-Dist: {name}, which it must have"
         out.append(Finding("WA404", msg + when, subject=rule.name, symbols=[name], rule=rid))
     return out
+
+
+def check_requirements_parse(ctx: Context, rules: list[MetadataRule]) -> list[Finding]:
+    """WA404, once per line: a Requires-Dist that cannot be parsed, when a ``[[metadata]]`` rule
+    applies to the wheel (no rule can judge it)."""
+    applying = [r for r in rules if ctx.applies(r.when)]
+    if not applying:
+        return []
+    from .requirements import declared_requirements
+
+    _declared, invalid = declared_requirements(ctx.wheel.requires_dist, ctx.wheel.tags)
+    names = ", ".join(r.name for r in applying)
+    return [Finding("WA404", f"Requires-Dist {text!r} cannot be parsed, so the metadata rules ({names}) cannot judge it",
+                    subject=applying[0].name, rule=f"metadata:{applying[0].name}") for text in invalid]
 
 
 def _component(ctx: Context, name: str) -> ComponentRule | None:
@@ -609,6 +620,7 @@ def evaluate(wheel: Wheel, ruleset: Ruleset | None, *, today: _dt.date | None = 
             findings += check_file(ctx, fr)
         for br in ruleset.binaries:
             findings += check_binary(ctx, br)
+        findings += check_requirements_parse(ctx, ruleset.metadata)
         for mr in ruleset.metadata:
             findings += check_metadata(ctx, mr)
     findings += check_linkage(wheel, ruleset.linkage if ruleset is not None else None)

@@ -1166,7 +1166,8 @@ def _parse_metadata(ctx: _Ctx, i: int, value: dict[str, Any]) -> MetadataRule:
     p: KeyPath = ("metadata", i)
     t = ctx.table(value, p, _METADATA_KEYS)
     if "forbid-requires" not in t and "require" not in t:
-        raise ctx.error(p, 'a [[metadata]] rule needs "forbid-requires" or "require" (or both)')
+        # (keyed to forbid-requires: when a bad value was left out, the complaint is that value's alone)
+        raise ctx.error(p + ("forbid-requires",), 'missing: a [[metadata]] rule needs "forbid-requires" or "require" (or both)')
     forbid: list[Glob] = []
     if "forbid-requires" in t:
         names = ctx.strings(t["forbid-requires"], p + ("forbid-requires",), "globs")
