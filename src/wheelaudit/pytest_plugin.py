@@ -328,6 +328,8 @@ def _plan(ruleset: Ruleset | None) -> list[_RulePlan]:
             add(f"file:{f.name}", f"file::{f.name}", f.when, f.source, f.line)
         for b in ruleset.binaries:
             add(f"binary:{b.name}", f"binary::{b.name}", b.when, b.source, b.line)
+        for m in ruleset.metadata:
+            add(f"metadata:{m.name}", f"metadata::{m.name}", m.when, m.source, m.line)
     link = ruleset.linkage if ruleset is not None else None
     add("linkage", "linkage", None, link.source if link else None, link.line if link else None, conditional=False)
     add("integrity", "integrity", conditional=False)
