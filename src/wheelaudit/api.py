@@ -11,7 +11,8 @@ from typing import Literal, Union
 from .evaluate import evaluate
 from .report import Report
 from .ruleset import Ruleset, load_rules
-from .scan import Wheel, scan
+from .model.wheel import Wheel
+from .scan import scan
 
 PathLike = Union[str, "os.PathLike[str]"]
 FailOn = Literal["error", "warning"]

@@ -24,7 +24,7 @@ from typing import Any, Literal, TextIO
 
 from .dups import DupGroup, find_duplicates, namespace_key, wheel_dict
 from .facts import Binary
-from .scan import Wheel
+from .model.wheel import Wheel
 
 #: file suffixes that are source or metadata, not data that travels with code
 _NOT_DATA = (".py", ".pyi", ".pyc", ".pyx", ".pxd", ".typed", ".h", ".hpp", ".hh", ".c", ".cc", ".cpp",

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .facts import Binary
-from .scan import Wheel
+from .model.wheel import Wheel
 
 Strength = Literal["strong", "weak"]
 

@@ -20,7 +20,7 @@ from .index import Interest, NameIndex, SymbolIndex
 from .symbols import SymbolTable
 from .linkage import check_linkage
 from .ruleset import BinaryRule, ComponentRule, FileRule, LibrariesRule, Ruleset, Waiver
-from .scan import Wheel
+from .model.wheel import Wheel
 
 EXAMPLES = 3
 

@@ -35,7 +35,7 @@ from . import __version__
 from .dups import FORTRAN, NO_PREFIX, _qualified_parts, find_duplicates, library_definitions, namespace_key
 from .facts import Binary
 from .globs import SymbolPattern
-from .scan import Wheel
+from .model.wheel import Wheel
 
 #: sentinels per component
 SENTINELS = 3

@@ -7,7 +7,7 @@ from typing import Any
 
 from . import __version__
 from .findings import SEVERITY_RANK, Finding, code_selected
-from .scan import Wheel
+from .model.wheel import Wheel
 
 SCHEMA_VERSION = 1
 

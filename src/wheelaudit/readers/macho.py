@@ -327,96 +327,15 @@ class _Demangler(dict):
 
 
 # ---- entry point ----------------------------------------------------------------------------
-def _tables(head: bytes) -> tuple[int, list[tuple[int, int]], tuple[int, int] | None] | None:
-    """From the first bytes of a thin image: (end of its load commands, the ``[start, end)``
-    ranges of the tables :meth:`_Image.parse` reads, the export trie it reads as (offset, size)
-    or None); None for a universal file, load commands past ``head``, or anything odd."""
-    e_is64 = _THIN_MAGICS.get(bytes(head[:4]))
-    if e_is64 is None or len(head) < 32:
-        return None
-    e, is64 = e_is64
-    header_size = 32 if is64 else 28
-    ncmds, sizeofcmds = struct.unpack_from(e + "II", head, 16)
-    lc_end = header_size + sizeofcmds
-    if lc_end > len(head) or ncmds > MAX_NCMDS:
-        return None
-    ranges: list[tuple[int, int]] = []
-    info_trie = exports_trie = None
-    off = header_size
-    for _ in range(ncmds):
-        if off + 8 > lc_end:
-            return None
-        cmd, cmdsize = struct.unpack_from(e + "II", head, off)
-        if cmdsize < 8 or off + cmdsize > lc_end:
-            return None
-        if cmd == LC_SYMTAB and cmdsize >= 24:
-            symoff, nsyms, stroff, strsize = struct.unpack_from(e + "IIII", head, off + 8)
-            ranges += [(symoff, symoff + nsyms * (16 if is64 else 12)), (stroff, stroff + strsize)]
-        elif (cmd == LC_DYLD_INFO or cmd == LC_DYLD_INFO_ONLY) and cmdsize >= 48:
-            trie_off, trie_size = struct.unpack_from(e + "II", head, off + 40)
-            ranges.append((trie_off, trie_off + trie_size))
-            info_trie = info_trie or (trie_off, trie_size)
-        elif cmd == LC_DYLD_EXPORTS_TRIE and cmdsize >= 16:
-            trie_off, trie_size = struct.unpack_from(e + "II", head, off + 8)
-            ranges.append((trie_off, trie_off + trie_size))
-            exports_trie = exports_trie or (trie_off, trie_size)
-        off += cmdsize
-    return lc_end, ranges, exports_trie or info_trie
-
-
-def spool_ranges(head: bytes, size: int) -> list[tuple[int, int]] | None:
-    """The bytes :func:`parse` reads of a thin Mach-O file of ``size`` bytes, known from its first
-    bytes ``head``: the header and load commands, the symbol table, the string table and the
-    export trie, as sorted ``[start, end)`` ranges; None (all of it) for a universal binary, load
-    commands that run past ``head``, or anything odd. (``strings`` are searched while the file
-    streams by, not read here.) The pipeline writes only these ranges of a large member to its
-    spool file: of libtorch_cpu.dylib's 386 MB, the 66 MB of ``__LINKEDIT`` the reader needs.
-
-    Whatever :meth:`_Image.parse` comes to read must be listed here; the tests read every
-    fixture with all else zeroed."""
-    found = _tables(head)
-    if found is None or found[0] > size:
-        return None
-    lc_end, ranges, _trie = found
-    merged: list[tuple[int, int]] = []
-    for start, end in sorted((a, min(b, size)) for a, b in [(0, lc_end), *ranges] if a < min(b, size)):
-        if merged and start <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
-        else:
-            merged.append((start, end))
-    return merged
-
-
-def trie_size(head: bytes) -> int:
-    """The size of the export trie of a thin image (from its first bytes ``head``), 0 when it has
-    none or cannot say: what reading its exports will cost (libtorch_cpu.dylib: 2.2 MB, 0.25 s)."""
-    found = _tables(head)
-    return found[2][1] if found is not None and found[2] is not None else 0
-
-
-def exports_of(data: Buffer) -> tuple[Sequence[Symbol], list[str]] | None:
-    """A thin image's exports as its export trie lists them, and the notes reading them made:
-    what :func:`parse` puts in the slice (so another process can read them while this one reads
-    the rest: ``parse(..., defer_exports=True)``). None when the image has no trie (its symbol
-    table lists the exports) or is universal. Raises :class:`MalformedBinary` as :func:`parse`."""
-    if bytes(data[:4]) not in _THIN_MAGICS:
-        return None
-    image = _Image(data, 0, len(data), "", _Demangler())
-    s = image.parse((), with_symtab=False)
-    return (s.exports, image.trie_notes) if image.has_trie else None
-
-
-def parse(data: Buffer, needles: Sequence[bytes] = (), defer_exports: bool = False) -> list[Slice]:
-    """Facts of each architecture of a Mach-O file, in file (fat header) order. With
-    ``defer_exports``, a thin image's export trie is not read: its slice's exports are left
-    empty, for :func:`exports_of` (read elsewhere) to fill."""
+def parse(data: Buffer, needles: Sequence[bytes] = ()) -> list[Slice]:
+    """Facts of each architecture of a Mach-O file, in file (fat header) order."""
     size = len(data)
     if size < 4:
         raise MalformedBinary(f"truncated Mach-O file ({size} bytes)")
     magic = bytes(data[:4])
     if magic in _FAT_MAGIC_BYTES:
         return _parse_fat(data, size, magic == _FAT_MAGIC_BYTES[1], needles, _Demangler())
-    return [_Image(data, 0, size, "", _Demangler()).parse(needles, with_trie=not defer_exports)]
+    return [_Image(data, 0, size, "", _Demangler()).parse(needles)]
 
 
 def _parse_fat(data: Buffer, size: int, is64: bool, needles: Sequence[bytes],
@@ -481,8 +400,6 @@ class _Image:
         self.base = base
         self.size = size
         self.where = where  # prefix of error messages ("fat slice 1 (x86_64): ")
-        self.has_trie = False  # (parse) the image has an export trie
-        self.trie_notes: list[str] = []  # (parse) what reading it noted
 
     def bad(self, reason: str) -> MalformedBinary:
         return MalformedBinary(self.where + reason)
@@ -493,10 +410,8 @@ class _Image:
                 f"{what} [{off}, {off + length}) runs past the end of the image ({self.size} bytes)")
 
     # ---- the header and load commands --------------------------------------------------------
-    def parse(self, needles: Sequence[bytes], *, with_trie: bool = True, with_symtab: bool = True) -> Slice:
-        """The slice's facts; without ``with_trie`` the export trie is not read (exports left
-        empty), without ``with_symtab`` the symbol table is not (no locals, no imports; see
-        :func:`exports_of`)."""
+    def parse(self, needles: Sequence[bytes]) -> Slice:
+        """The slice's facts."""
         data, base, size = self.data, self.base, self.size
         if size < 4:
             raise self.bad(f"truncated Mach-O header ({size} bytes)")
@@ -626,12 +541,9 @@ class _Image:
         self.sections = sections
         self.image_base = image_base or 0
         where = exports_trie if exports_trie is not None else info_trie
-        self.has_trie = where is not None
-        fallback_exports = self.read_symtab(symtab, s, collect_exports=where is None) if with_symtab else []
+        fallback_exports = self.read_symtab(symtab, s, collect_exports=where is None)
         if where is not None:
-            if with_trie:
-                s.exports = self.read_trie(where[0], where[1], self.trie_notes)
-                s.notes.extend(self.trie_notes)
+            s.exports = self.read_trie(where[0], where[1], s.notes)
         else:
             s.exports = fallback_exports
         s.stripped = not s.locals

@@ -8,7 +8,7 @@ from typing import TextIO
 
 from ..findings import Finding
 from ..report import Report
-from ..scan import Wheel
+from ..model.wheel import Wheel
 
 RESET = "\033[0m"
 STYLES = {"error": "\033[31m", "warning": "\033[33m", "ok": "\033[32m", "dim": "\033[2m", "bold": "\033[1m"}

@@ -1,0 +1,1 @@
+"""Plain data, no I/O."""
