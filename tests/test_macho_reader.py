@@ -1323,3 +1323,82 @@ def test_random_corruption_never_escapes(fixture_libs: Path, extra_files: dict[s
             except Exception as exc:  # noqa: BLE001
                 pytest.fail(f"{path.name} trial {trial}: {type(exc).__name__}: {exc}")
     assert outcomes["malformed"] > 100 and outcomes["parsed"] > 100, outcomes
+
+
+# ==============================================================================================
+# What the reader reads: macho.kept_ranges (a spooled member keeps only those bytes)
+# ==============================================================================================
+def _images(data: bytes) -> list[bytes]:
+    """The thin images of a file: itself, or each slice of a universal one."""
+    if data[:4] in (b"\xca\xfe\xba\xbe", b"\xca\xfe\xba\xbf"):
+        return [data[off:off + n] for off, n in _fat_slices(data)]
+    return [data]
+
+
+def _fat_slices(data: bytes) -> list[tuple[int, int]]:
+    is64 = data[3] == 0xBF
+    (nfat,) = struct.unpack_from(">I", data, 4)
+    fmt, size = (">iiQQII", 32) if is64 else (">iiIII", 20)
+    return [struct.unpack_from(fmt, data, 8 + i * size)[2:4] for i in range(nfat)]
+
+
+def _outcome(data) -> object:
+    try:
+        return [dataclasses.replace(s, exports=our_view(s)["exports"], locals=our_view(s)["locals"])
+                for s in macho.parse(data)]
+    except MalformedBinary as exc:
+        return f"malformed: {exc}"
+
+
+def _zeroed_outside(image: bytes) -> bytes | None:
+    ranges = macho.kept_ranges(image[:65536], len(image))
+    if ranges is None:
+        return None
+    kept = bytearray(len(image))
+    for lo, hi in ranges:
+        kept[lo:hi] = image[lo:hi]
+    return bytes(kept)
+
+
+def test_kept_ranges_hold_everything_the_reader_reads(macho_fixture_files: list[Path],
+                                                       extra_files: dict[str, Path]) -> None:
+    """Every thin image we have (fixtures, the extra and synthetic files, each slice of the
+    universal ones), with every byte outside ``kept_ranges`` zeroed, reads exactly as the whole
+    image (facts, or the same MalformedBinary), and also with seeded corruption of its header,
+    load commands and tables; the ranges leave out the code (less than the whole file)."""
+    rng = random.Random(20261129)
+    images = [img for p in [*macho_fixture_files, *extra_files.values()] if is_macho(p)
+              for img in _images(p.read_bytes())]
+    checked = smaller = 0
+    for image in images:
+        zeroed = _zeroed_outside(image)
+        if zeroed is None:
+            continue
+        assert _outcome(zeroed) == _outcome(image)
+        checked += 1
+        kept = macho.kept_ranges(image[:65536], len(image))
+        smaller += sum(hi - lo for lo, hi in kept) < len(image)
+        for _ in range(12):
+            bad = bytearray(image)
+            lo, hi = rng.choice(kept)
+            for _ in range(rng.randint(1, 3)):
+                pos = rng.randrange(lo, hi)
+                bad[pos] = rng.choice((0, 0xFF, 0x80, rng.randrange(256)))
+            bad_zeroed = _zeroed_outside(bytes(bad))
+            if bad_zeroed is not None:
+                assert _outcome(bad_zeroed) == _outcome(bytes(bad))
+    assert checked >= 20 and smaller >= 20, (checked, smaller)
+
+
+def test_kept_ranges_refuse_what_they_cannot_bound() -> None:
+    """A universal file, load commands past the head, a command that runs past sizeofcmds, not
+    a Mach-O: None (the whole file is spooled)."""
+    image = struct.pack("<IiiIIII", 0xFEEDFACF, 0x0100000C, 0, 6, 1, 24, 0) + b"\0" * 4 + \
+        struct.pack("<II", 0x2, 24) + struct.pack("<IIII", 4096, 2, 8192, 64)
+    assert macho.kept_ranges(image, 10000) == [(0, 56), (4096, 4128), (8192, 8256)]
+    assert macho.kept_ranges(image, 8200) == [(0, 56), (4096, 4128), (8192, 8200)]  # clipped to the file
+    assert macho.kept_ranges(image[:40], 10000) is None  # load commands past the head
+    assert macho.kept_ranges(b"\xca\xfe\xba\xbe" + image[4:], 10000) is None
+    assert macho.kept_ranges(b"\x7fELF" + image[4:], 10000) is None
+    long_cmd = image[:36] + struct.pack("<II", 0x2, 64) + image[44:]
+    assert macho.kept_ranges(long_cmd, 10000) is None

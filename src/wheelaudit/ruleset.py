@@ -53,7 +53,6 @@ __all__ = [
     "ruleset_from_dict",
     "read_toml_file",
     "parse_toml_text",
-    "code_matches",
 ]
 
 #: The largest rules file (or pyproject.toml) wheelaudit reads, in bytes.
@@ -64,11 +63,6 @@ MAX_RULES_SIZE = 5 * 1024 * 1024
 FINDING_CODES: tuple[str, ...] = tuple(sorted(CODES))
 
 _CODE_RE = re.compile(r"WA[0-9]{0,3}")
-
-
-def code_matches(selector: str, code: str) -> bool:
-    """Whether ``selector`` (a code or a prefix such as ``"WA2"``) selects ``code``."""
-    return code.startswith(selector)
 
 
 # =============================================================================================

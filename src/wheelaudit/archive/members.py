@@ -12,13 +12,15 @@ import hashlib
 import mmap
 import os
 import struct
+import queue
 import tempfile
+import threading
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..readers import MAGIC_SIZE, detect
+from ..readers import MAGIC_SIZE, detect, kept_ranges, layout_table
 from .limits import MEMORY_LIMIT
 from .zipdir import Member
 
@@ -30,6 +32,9 @@ except ImportError:  # pragma: no cover - depends on the environment
 
 #: bytes read (and at most produced by inflating) per step
 CHUNK = 1 << 20
+#: a member at least this large is hashed, searched and kept on a helper thread while this one
+#: inflates it (see _Consumer)
+THREADED = 16 << 20
 _LOCAL_HEADER = struct.Struct("<4sHHHHHIIIHH")
 
 
@@ -171,7 +176,13 @@ class MemberReader:
 
     def read(self, m: Member, needles: Sequence[bytes] = (), progress: Callable[[int], None] | None = None) -> MemberData:
         """Read ``m`` once: hash it, detect its format, keep its bytes if it is native. With
-        ``needles``, a spooled member is searched for them as it goes by (see ``search``)."""
+        ``needles``, a spooled member is searched for them as it goes by (see ``search``).
+
+        A native member over :data:`MEMORY_LIMIT` goes to an anonymous temporary file, of which
+        only the ranges its reader reads are written when its format says which
+        (:func:`~wheelaudit.readers.kept_ranges`): from its first bytes (a thin Mach-O file), or
+        from a table further on (an ELF file's section headers), which one pass finds and a
+        second pass then keeps by."""
         sha = hashlib.sha256()
         size = 0
         it = self.chunks(m)
@@ -179,6 +190,9 @@ class MemberReader:
         kept: bytearray | None = None
         spool = search = None
         fmt = None
+        ranges: list[tuple[int, int]] | None = None
+        table_at: tuple[int, int] | None = None
+        table = bytearray()
         try:
             for piece in it:
                 head += piece
@@ -188,21 +202,39 @@ class MemberReader:
             if fmt is not None and m.size > MEMORY_LIMIT:
                 from ..strings import StreamSearch
 
-                spool = tempfile.TemporaryFile(prefix="wheelaudit-")  # noqa: SIM115 - closed by the map
                 search = StreamSearch(needles, fat_regions(head, m.size)) if needles else None
+                table_at = layout_table(fmt, head) if hasattr(os, "pwrite") else None
+                if table_at is None:
+                    spool = tempfile.TemporaryFile(prefix="wheelaudit-")  # noqa: SIM115 - closed by the map
+                    ranges = kept_ranges(fmt, head, m.size) if hasattr(os, "pwrite") else None
             elif fmt is not None:
                 kept = bytearray()
-            for piece in _prepend(head, it):
-                size += len(piece)
+            def consume(piece: bytes, at: int) -> None:
                 sha.update(piece)
                 if kept is not None:
-                    kept += piece
+                    kept.extend(piece)
                 elif spool is not None:
-                    spool.write(piece)
-                    if search is not None:
-                        search.feed(piece)
-                if progress is not None:
-                    progress(len(piece))
+                    _spool_write(spool, piece, at, ranges)
+                elif table_at is not None:
+                    _capture(table, piece, at, table_at)
+                if search is not None:
+                    search.feed(piece)
+
+            with _Consumer(consume, threaded=m.size >= THREADED) as sink:
+                for piece in _prepend(head, it):
+                    sink.put(piece, size)
+                    size += len(piece)
+                    if progress is not None:
+                        progress(len(piece))
+            if table_at is not None:  # the second pass, keeping what the table says
+                ranges = kept_ranges(fmt, head, size, bytes(table))  # type: ignore[arg-type]
+                spool = tempfile.TemporaryFile(prefix="wheelaudit-")  # noqa: SIM115 - closed by the map
+                again = 0
+                for piece in self.chunks(m):
+                    _spool_write(spool, piece, again, ranges)
+                    again += len(piece)
+                if again != size:
+                    raise MemberError("cannot read: the member changed while it was read")
         except MemberError as exc:
             if spool is not None:
                 spool.close()
@@ -210,6 +242,8 @@ class MemberReader:
         data: object | None = kept
         if spool is not None:
             spool.flush()
+            if ranges is not None:
+                os.ftruncate(spool.fileno(), size)  # (the file's length: the rest reads as holes)
             if size:
                 data = SpooledMap(spool)
             else:
@@ -222,6 +256,74 @@ class MemberReader:
         if m.size > limit:
             raise MemberError(f"larger than {limit} bytes")
         return b"".join(self.chunks(m))
+
+
+def _spool_write(spool, piece: bytes, at: int, ranges: list[tuple[int, int]] | None) -> None:
+    """Write ``piece``, which belongs at file offset ``at``: all of it, or only its parts inside
+    ``ranges`` (in place; what lies between stays a hole)."""
+    if ranges is None:
+        spool.write(piece)
+        return
+    end, view, fd = at + len(piece), memoryview(piece), spool.fileno()
+    for lo, hi in ranges:
+        if hi <= at or lo >= end:
+            continue
+        lo, hi = max(lo, at), min(hi, end)
+        part = view[lo - at:hi - at]
+        while part:
+            done = os.pwrite(fd, part, lo)
+            part, lo = part[done:], lo + done
+
+
+class _Consumer:
+    """Hands each piece of a member to ``consume(piece, offset)``, in order: here, or with
+    ``threaded`` on a helper thread while the caller inflates the next piece (hashing, the
+    strings search and writing release the interpreter lock, as inflating does). Invariant: every
+    piece is consumed, in order, before the ``with`` block ends; an exception in ``consume``
+    is raised there (or at the next ``put``)."""
+
+    def __init__(self, consume: Callable[[bytes, int], None], threaded: bool) -> None:
+        self.consume = consume
+        self.failure: BaseException | None = None
+        self.queue: queue.Queue | None = queue.Queue(maxsize=8) if threaded else None
+        self.thread: threading.Thread | None = None
+
+    def __enter__(self) -> _Consumer:
+        if self.queue is not None:
+            self.thread = threading.Thread(target=self._run, name="wheelaudit-consume", daemon=True)
+            self.thread.start()
+        return self
+
+    def _run(self) -> None:
+        assert self.queue is not None
+        while (item := self.queue.get()) is not None:
+            if self.failure is None:
+                try:
+                    self.consume(*item)
+                except BaseException as exc:  # noqa: BLE001 - raised in the caller's thread
+                    self.failure = exc
+
+    def put(self, piece: bytes, at: int) -> None:
+        if self.queue is None:
+            self.consume(piece, at)
+            return
+        if self.failure is not None:
+            raise self.failure
+        self.queue.put((piece, at))
+
+    def __exit__(self, *exc: object) -> None:
+        if self.queue is not None and self.thread is not None:
+            self.queue.put(None)
+            self.thread.join()
+        if self.failure is not None and exc[0] is None:
+            raise self.failure
+
+
+def _capture(table: bytearray, piece: bytes, at: int, where: tuple[int, int]) -> None:
+    """Copy the part of ``piece`` (at file offset ``at``) inside ``where`` = (offset, length)."""
+    lo, hi = max(at, where[0]), min(at + len(piece), where[0] + where[1])
+    if lo < hi:
+        table += piece[lo - at:hi - at]
 
 
 def _prepend(head: bytes, pieces):

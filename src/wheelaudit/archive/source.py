@@ -3,6 +3,7 @@ or something refused (an sdist, a zip that is not a wheel)."""
 
 from __future__ import annotations
 
+import functools
 import os
 import stat
 from collections.abc import Iterable
@@ -27,7 +28,6 @@ class WheelSource:
     root: Path | None  # a tree's root; None for a .whl
     members: list[Member]
     refused: set[str]
-    info: WheelInfo
     dist_info: str | None
 
     def __init__(self, path: Path, root: Path | None, members: list[Member], problems: list[Finding],
@@ -36,7 +36,12 @@ class WheelSource:
         self.by_path = {m.path: m for m in members}
         self.dist_info = dist_info_dir(m.path for m in members)
         self.reader = MemberReader(path, root)
-        self.info = wheel_info(path, self.dist_info, self.read_text, problems)
+        self._problems = problems
+
+    @functools.cached_property
+    def info(self) -> WheelInfo:
+        """Name, version, tags and Requires-Dist (WHEEL and METADATA read on first use)."""
+        return wheel_info(self.path, self.dist_info, self.read_text, self._problems)
 
     @property
     def is_zip(self) -> bool:

@@ -84,6 +84,3 @@ def split_codes(values: list[str] | None) -> list[str] | None:
             out.append(code)
     return out or None
 
-
-def env_flag(name: str) -> bool:
-    return os.environ.get(name, "").strip().lower() not in ("", "0", "false", "no")

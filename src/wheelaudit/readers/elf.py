@@ -154,6 +154,99 @@ def _arch(machine: int, is64: bool, little: bool) -> str:
     return f"em_{machine}"
 
 
+#: a hole left in a spooled file is at least this large (smaller ones are not worth a range)
+MIN_HOLE = 1 << 20
+
+
+def section_table(head: bytes) -> tuple[int, int] | None:
+    """Where an ELF file's section header table is, as (offset, length), from its ELF header in
+    ``head``; None when it has none or the header is odd."""
+    if len(head) < 64 or head[:4] != b"\x7fELF" or head[4] not in (1, 2) or head[5] not in (1, 2):
+        return None
+    is64, e = head[4] == 2, "<" if head[5] == 1 else ">"
+    shoff, = struct.unpack_from(e + ("Q" if is64 else "I"), head, 40 if is64 else 32)
+    shentsize, shnum = struct.unpack_from(e + "HH", head, 58 if is64 else 46)
+    if not shoff or not shnum or shnum >= 0xFF00 or shentsize < (64 if is64 else 40):
+        return None
+    return shoff, shnum * shentsize
+
+
+def kept_ranges(head: bytes, size: int, table: bytes) -> list[tuple[int, int]] | None:
+    """The byte ranges of a ``size``-byte ELF file to keep for its reader, from its first bytes
+    ``head`` and its section header ``table`` (see :func:`section_table`): everything but the
+    contents of its executable sections (machine code), or None for all of it.
+
+    Invariant: the reader reads nothing inside an executable section of a well-formed file (its
+    tables, notes and headers are all elsewhere); the tests read every fixture with those
+    sections zeroed and get the same facts. What any other section, header or non-``PT_LOAD``
+    segment covers is kept even where an executable section overlaps it."""
+    where = section_table(head)
+    if where is None or len(table) != where[1]:
+        return None
+    is64, e = head[4] == 2, "<" if head[5] == 1 else ">"
+    phoff, = struct.unpack_from(e + ("Q" if is64 else "I"), head, 32 if is64 else 28)
+    phentsize, phnum = struct.unpack_from(e + "HH", head, 54 if is64 else 42)
+    if phoff + phnum * phentsize > len(head) or (phnum and phentsize < (56 if is64 else 32)):
+        return None
+    keep = [(0, 64), (phoff, phoff + phnum * phentsize), (where[0], where[0] + where[1])]
+    for k in range(phnum):
+        at = phoff + k * phentsize
+        if is64:
+            ptype, _f, off, _va, _pa, filesz = struct.unpack_from(e + "IIQQQQ", head, at)
+        else:
+            ptype, off, _va, _pa, filesz = struct.unpack_from(e + "IIIII", head, at)
+        if ptype != PT_LOAD:
+            keep.append((off, off + filesz))
+    code = []
+    shentsize, _shnum = struct.unpack_from(e + "HH", head, 58 if is64 else 46)
+    for at in range(0, len(table) - shentsize + 1, shentsize):
+        if is64:
+            _n, stype, flags, _a, off, ssize = struct.unpack_from(e + "IIQQQQ", table, at)
+        else:
+            _n, stype, flags, _a, off, ssize = struct.unpack_from(e + "IIIIII", table, at)
+        if stype == SHT_NOBITS:
+            continue
+        (code if flags & 4 else keep).append((off, off + ssize))  # SHF_EXECINSTR
+    holes = _subtract(_merge(code), _merge(keep))
+    holes = [(lo, min(hi, size)) for lo, hi in holes if min(hi, size) - lo >= MIN_HOLE]
+    if not holes:
+        return None
+    kept, at = [], 0
+    for lo, hi in holes:
+        if lo > at:
+            kept.append((at, lo))
+        at = hi
+    if at < size:
+        kept.append((at, size))
+    return kept
+
+
+def _merge(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for lo, hi in sorted(r for r in ranges if r[1] > r[0]):
+        if out and lo <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], hi))
+        else:
+            out.append((lo, hi))
+    return out
+
+
+def _subtract(ranges: list[tuple[int, int]], minus: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out = []
+    for lo, hi in ranges:
+        for mlo, mhi in minus:
+            if mhi <= lo or mlo >= hi:
+                continue
+            if mlo > lo:
+                out.append((lo, mlo))
+            lo = max(lo, mhi)
+            if lo >= hi:
+                break
+        if lo < hi:
+            out.append((lo, hi))
+    return out
+
+
 def parse(data: Buffer, needles: Sequence[bytes] = ()) -> list[Slice]:
     """Facts of one ELF file (always one slice). Raises :class:`MalformedBinary`."""
     return [_Reader(data).read(needles)]

@@ -327,6 +327,65 @@ class _Demangler(dict):
 
 
 # ---- entry point ----------------------------------------------------------------------------
+def _tables(head: bytes) -> tuple[int, list[tuple[int, int]], tuple[int, int] | None] | None:
+    """From the first bytes of a thin image: (end of its load commands, the ``[start, end)``
+    ranges of the tables :meth:`_Image.parse` reads, the export trie it reads as (offset, size)
+    or None); None for a universal file, load commands past ``head``, or anything odd."""
+    e_is64 = _THIN_MAGICS.get(bytes(head[:4]))
+    if e_is64 is None or len(head) < 32:
+        return None
+    e, is64 = e_is64
+    header_size = 32 if is64 else 28
+    ncmds, sizeofcmds = struct.unpack_from(e + "II", head, 16)
+    lc_end = header_size + sizeofcmds
+    if lc_end > len(head) or ncmds > MAX_NCMDS:
+        return None
+    ranges: list[tuple[int, int]] = []
+    info_trie = exports_trie = None
+    off = header_size
+    for _ in range(ncmds):
+        if off + 8 > lc_end:
+            return None
+        cmd, cmdsize = struct.unpack_from(e + "II", head, off)
+        if cmdsize < 8 or off + cmdsize > lc_end:
+            return None
+        if cmd == LC_SYMTAB and cmdsize >= 24:
+            symoff, nsyms, stroff, strsize = struct.unpack_from(e + "IIII", head, off + 8)
+            ranges += [(symoff, symoff + nsyms * (16 if is64 else 12)), (stroff, stroff + strsize)]
+        elif (cmd == LC_DYLD_INFO or cmd == LC_DYLD_INFO_ONLY) and cmdsize >= 48:
+            trie_off, trie_size = struct.unpack_from(e + "II", head, off + 40)
+            ranges.append((trie_off, trie_off + trie_size))
+            info_trie = info_trie or (trie_off, trie_size)
+        elif cmd == LC_DYLD_EXPORTS_TRIE and cmdsize >= 16:
+            trie_off, trie_size = struct.unpack_from(e + "II", head, off + 8)
+            ranges.append((trie_off, trie_off + trie_size))
+            exports_trie = exports_trie or (trie_off, trie_size)
+        off += cmdsize
+    return lc_end, ranges, exports_trie or info_trie
+
+
+def kept_ranges(head: bytes, size: int) -> list[tuple[int, int]] | None:
+    """The bytes :func:`parse` reads of a thin Mach-O file of ``size`` bytes, known exactly from
+    its first bytes ``head``: the header and load commands, the symbol table, the string table
+    and the export trie, as sorted ``[start, end)`` ranges; None (all of it) for a universal
+    binary, load commands that run past ``head``, or anything odd. (``strings`` are not read
+    here: they are searched while the file streams by.)
+
+    Invariant: whatever :meth:`_Image.parse` reads is listed here (the tests read every fixture
+    with all else zeroed and get the same facts)."""
+    found = _tables(head)
+    if found is None or found[0] > size:
+        return None
+    lc_end, ranges, _trie = found
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted((a, min(b, size)) for a, b in [(0, lc_end), *ranges] if a < min(b, size)):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
 def parse(data: Buffer, needles: Sequence[bytes] = ()) -> list[Slice]:
     """Facts of each architecture of a Mach-O file, in file (fat header) order."""
     size = len(data)

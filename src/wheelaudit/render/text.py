@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from typing import TextIO
 
 from ..findings import Finding
@@ -169,5 +168,3 @@ def _highest_versions(versions: list[str]) -> str:
     return ", ".join(v for _, v in sorted(best.values(), key=lambda x: x[1])) or ", ".join(versions)
 
 
-def stderr_color() -> bool:
-    return use_color(sys.stderr)

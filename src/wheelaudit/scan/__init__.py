@@ -62,9 +62,11 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
             if njobs > 1 and len(members) > 1 and can_fork():
                 with Pool(source, needles, interest, bound, njobs, bar.advance) as pool:
                     pool.start(plan(members))
-                    record = source.record_checker()  # (while the workers read)
+                    info = source.info  # (WHEEL, METADATA and RECORD read while the workers read)
+                    record = source.record_checker()
                     outcome = pool.run()
             else:
+                info = source.info
                 record = source.record_checker()
                 outcome = _read_inline(source.reader, members, needles, interest, bound, bar.advance)
         libraries: list[Binary] = []
@@ -73,8 +75,7 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
             record.check(MemberData(m, read.format, None, read.digest, read.size, read.error))
             if binary is not None:
                 libraries.append(binary)
-        findings = list(source.info.problems) + record.finish()
-        info = source.info
+        findings = list(info.problems) + record.finish()
         files = source.files()
     for b in libraries:
         if b.error:
