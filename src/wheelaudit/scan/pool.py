@@ -174,7 +174,10 @@ class Pool:
 
     def _give(self, w: _Worker, batch: list[int]) -> None:
         w.batch = batch
-        _send(w.task_w, batch)
+        try:
+            _send(w.task_w, batch)
+        except OSError:  # (its pipe's reader is gone: the worker died)
+            self._died(w)
 
     def _retire(self, w: _Worker) -> None:
         os.close(w.task_w)  # (end-of-file: the worker ends)
