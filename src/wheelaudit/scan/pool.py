@@ -244,6 +244,8 @@ class Pool:
                         os.close(fd)
                     _worker(self, slot, task_r, res_w)
                     code = 0
+                except BaseException as exc:  # noqa: BLE001 - said, then the parent reports the member
+                    os.write(2, f"wheelaudit: worker {os.getpid()}: {type(exc).__name__}: {exc}\n".encode())
                 finally:
                     os._exit(code)  # (a forked child never runs the parent's exit handlers)
             os.close(task_r)
