@@ -982,31 +982,3 @@ def test_header_fields(fixture_map, patch, reason):
 def test_tiny_files():
     for data in (b"\x7fELF", b"\x7fELF\x02\x01\x01" + b"\0" * 9, b"\x7fELF\x02\x01\x01" + b"\0" * 40):
         assert malformed(data).startswith("truncated")
-
-
-# ---------------------------------------------------------------------------------------------
-# What the reader reads: elf.kept_ranges (a spooled member keeps only those bytes)
-# ---------------------------------------------------------------------------------------------
-
-def test_kept_ranges_hold_everything_the_reader_reads(sectioned_elfs, extra_elfs, monkeypatch):
-    """Every ELF file we have, with the bytes outside ``kept_ranges`` zeroed (its executable
-    sections: holes of any size here), reads exactly as the whole file."""
-    from wheelaudit.readers import kept_ranges, layout_table
-
-    monkeypatch.setattr(elf, "MIN_HOLE", 1)
-    holed = 0
-    for path in sectioned_elfs + [p for _k, p in sorted(extra_elfs.items())]:
-        data = path.read_bytes()
-        where = layout_table("elf", data[:65536])
-        if where is None:
-            continue
-        ranges = kept_ranges("elf", data[:65536], len(data), data[where[0]:where[0] + where[1]])
-        if ranges is None:
-            continue
-        kept = bytearray(len(data))
-        for lo, hi in ranges:
-            kept[lo:hi] = data[lo:hi]
-        holed += 1
-        whole, part = read_binary(data, path.name), read_binary(bytes(kept), path.name)
-        assert (whole.error, whole.slices) == (part.error, part.slices), path.name
-    assert holed > 5

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..readers import MAGIC_SIZE, detect, kept_ranges, layout_table
+from ..readers import MAGIC_SIZE, detect, kept_ranges
 from .limits import MEMORY_LIMIT
 from .zipdir import Member
 
@@ -179,10 +179,8 @@ class MemberReader:
         ``needles``, a spooled member is searched for them as it goes by (see ``search``).
 
         A native member over :data:`MEMORY_LIMIT` goes to an anonymous temporary file, of which
-        only the ranges its reader reads are written when its format says which
-        (:func:`~wheelaudit.readers.kept_ranges`): from its first bytes (a thin Mach-O file), or
-        from a table further on (an ELF file's section headers), which one pass finds and a
-        second pass then keeps by."""
+        only the ranges its reader reads are written when its first bytes say which
+        (:func:`~wheelaudit.readers.kept_ranges`: a thin Mach-O file's load commands)."""
         sha = hashlib.sha256()
         size = 0
         it = self.chunks(m)
@@ -191,8 +189,6 @@ class MemberReader:
         spool = search = None
         fmt = None
         ranges: list[tuple[int, int]] | None = None
-        table_at: tuple[int, int] | None = None
-        table = bytearray()
         try:
             for piece in it:
                 head += piece
@@ -203,20 +199,17 @@ class MemberReader:
                 from ..strings import StreamSearch
 
                 search = StreamSearch(needles, fat_regions(head, m.size)) if needles else None
-                table_at = layout_table(fmt, head) if hasattr(os, "pwrite") else None
-                if table_at is None:
-                    spool = tempfile.TemporaryFile(prefix="wheelaudit-")  # noqa: SIM115 - closed by the map
-                    ranges = kept_ranges(fmt, head, m.size) if hasattr(os, "pwrite") else None
+                spool = tempfile.TemporaryFile(prefix="wheelaudit-")  # noqa: SIM115 - closed by the map
+                ranges = kept_ranges(fmt, head, m.size) if hasattr(os, "pwrite") else None
             elif fmt is not None:
                 kept = bytearray()
+
             def consume(piece: bytes, at: int) -> None:
                 sha.update(piece)
                 if kept is not None:
                     kept.extend(piece)
                 elif spool is not None:
                     _spool_write(spool, piece, at, ranges)
-                elif table_at is not None:
-                    _capture(table, piece, at, table_at)
                 if search is not None:
                     search.feed(piece)
 
@@ -226,15 +219,6 @@ class MemberReader:
                     size += len(piece)
                     if progress is not None:
                         progress(len(piece))
-            if table_at is not None:  # the second pass, keeping what the table says
-                ranges = kept_ranges(fmt, head, size, bytes(table))  # type: ignore[arg-type]
-                spool = tempfile.TemporaryFile(prefix="wheelaudit-")  # noqa: SIM115 - closed by the map
-                again = 0
-                for piece in self.chunks(m):
-                    _spool_write(spool, piece, again, ranges)
-                    again += len(piece)
-                if again != size:
-                    raise MemberError("cannot read: the member changed while it was read")
         except MemberError as exc:
             if spool is not None:
                 spool.close()
@@ -317,13 +301,6 @@ class _Consumer:
             self.thread.join()
         if self.failure is not None and exc[0] is None:
             raise self.failure
-
-
-def _capture(table: bytearray, piece: bytes, at: int, where: tuple[int, int]) -> None:
-    """Copy the part of ``piece`` (at file offset ``at``) inside ``where`` = (offset, length)."""
-    lo, hi = max(at, where[0]), min(at + len(piece), where[0] + where[1])
-    if lo < hi:
-        table += piece[lo - at:hi - at]
 
 
 def _prepend(head: bytes, pieces):

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 def unsafe_member_name(name: str) -> str | None:
     """Why a zip member name is unsafe, or None when it is fine."""
+    if (name and name[0] not in "/." and "//" not in name and "/." not in name and "\\" not in name
+            and "\x00" not in name and name[1:2] != ":"):
+        return None  # (every component there and starting with another character than '.')
     if not name:
         return "is empty"
     if "\x00" in name:

@@ -78,7 +78,8 @@ def read_zip_directory(path: Path) -> ZipDirectory:
         problems.append(Finding("WA002", why, subject=name, paths=[name]))
         refused.add(name)
 
-    overlapping = _overlapping(infos, cd_start)
+    raw_names = {id(info): _raw_name(info) for info in infos}
+    overlapping = _overlapping(infos, cd_start, raw_names)
     for info in infos:
         raw = info.orig_filename  # (zipfile cuts ``filename`` at a NUL; the archive says this)
         name = raw.replace("\x00", "\\x00")
@@ -120,7 +121,7 @@ def read_zip_directory(path: Path) -> ZipDirectory:
             continue
         seen.add(name)
         members.append(Member(name, info.file_size, info.compress_size, info.header_offset, info.compress_type,
-                              info.CRC, _raw_name(info)))
+                              info.CRC, raw_names[id(info)]))
     total = sum(m.size for m in members)
     packed = sum(m.compressed for m in members)
     if total > TOTAL_RATIO_FLOOR and total > MAX_TOTAL_RATIO * max(packed, 1):
@@ -131,8 +132,11 @@ def read_zip_directory(path: Path) -> ZipDirectory:
 
 def _raw_name(info: zipfile.ZipInfo) -> bytes:
     """The name's bytes as the archive stores them (zipfile decoded them by the UTF-8 flag)."""
+    name = info.orig_filename
     try:
-        return info.orig_filename.encode("utf-8" if info.flag_bits & 0x800 else "cp437")
+        if name.isascii():  # (the same bytes either way)
+            return name.encode("ascii")
+        return name.encode("utf-8" if info.flag_bits & 0x800 else "cp437")
     except UnicodeEncodeError:
         return info.orig_filename.encode("utf-8", "surrogateescape")
 
@@ -157,14 +161,14 @@ def _claimed_entries(fh, file_size: int) -> int:
     return max(count, cd_size // _CD_ENTRY_MIN)
 
 
-def _overlapping(infos: list[zipfile.ZipInfo], cd_start: int) -> dict[int, str]:
+def _overlapping(infos: list[zipfile.ZipInfo], cd_start: int, raw_names: dict[int, bytes]) -> dict[int, str]:
     """Members whose bytes run into the next member's local header (or into the central
     directory): ``id(info) -> why``. Each member's extent is at least its 30-byte local header,
     its name and its compressed data; real archives never overlap, overlapping zip bombs must."""
     out: dict[int, str] = {}
     ordered = sorted(infos, key=attrgetter("header_offset"))
     for k, info in enumerate(ordered):
-        end = info.header_offset + 30 + len(_raw_name(info)) + info.compress_size
+        end = info.header_offset + 30 + len(raw_names[id(info)]) + info.compress_size
         if k + 1 < len(ordered):
             nxt = ordered[k + 1]
             if end > nxt.header_offset:

@@ -73,30 +73,15 @@ def find_strings(data: Buffer, needles: Sequence[bytes], start: int = 0, end: in
     return searcher(tuple(needles)).found(data, start, stop)
 
 
-def layout_table(fmt: str, head: bytes) -> tuple[int, int] | None:
-    """Where the table is, past the first bytes ``head``, that says which bytes of a file its
-    reader reads (an ELF file's section headers), as (offset, length); None when ``head`` says
-    it (a thin Mach-O file) or nothing does."""
-    if fmt == "elf":
-        from . import elf
-
-        return elf.section_table(head)
-    return None
-
-
-def kept_ranges(fmt: str, head: bytes, size: int, table: bytes | None = None) -> list[tuple[int, int]] | None:
-    """The byte ranges of a ``size``-byte file of format ``fmt`` that its reader reads, as its
-    first bytes ``head`` (a thin Mach-O file: its load commands) or its layout ``table`` (see
-    :func:`layout_table`) say, else None (all of it). A member spooled to a temporary file
-    keeps only these. Invariant: the reader reads nothing outside them."""
+def kept_ranges(fmt: str, head: bytes, size: int) -> list[tuple[int, int]] | None:
+    """The byte ranges of a ``size``-byte file of format ``fmt`` that its reader reads, when its
+    first bytes ``head`` say them exactly (a thin Mach-O file: its load commands), else None
+    (all of it). A member spooled to a temporary file keeps only these. Invariant: the reader
+    reads nothing outside them."""
     if fmt == "macho":
         from . import macho
 
         return macho.kept_ranges(head, size)
-    if fmt == "elf" and table is not None:
-        from . import elf
-
-        return elf.kept_ranges(head, size, table)
     return None
 
 
