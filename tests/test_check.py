@@ -352,10 +352,9 @@ def test_built_in_checks_only_without_rules(fixture_wheels, tmp_path, monkeypatc
     assert rc == 1 and "WA502" in out and "built-in checks only" in out
 
 
-def test_the_command_ends_quickly_but_loses_nothing(fixture_wheels, tmp_path):
-    """``python -m wheelaudit`` ends with ``os._exit`` after ``main`` (no teardown of every
-    object): the exit code is main's, standard output is complete even through a pipe, and the
-    ``atexit`` handlers (coverage's, say) still run. It runs with a higher GC threshold."""
+def test_the_command_loses_nothing_at_its_end(fixture_wheels, tmp_path):
+    """``python -m wheelaudit``: the exit code is main's, standard output is complete even
+    through a pipe, and the ``atexit`` handlers (coverage's, say) run."""
     import os
     import subprocess
     import sys
@@ -364,7 +363,7 @@ def test_the_command_ends_quickly_but_loses_nothing(fixture_wheels, tmp_path):
     wheel = fixture_wheels["macos_fused"]
     rules = Path(__file__).resolve().parent.parent / "rules" / "executorch.toml"
     code = (f"import atexit, gc, sys; atexit.register(lambda: open({str(marker)!r}, 'w').write("
-            "'ran %d' % gc.get_threshold()[0])); "
+            "'ran'));"
             f"sys.argv = ['wheelaudit', 'check', {str(wheel)!r}, '--rules', {str(rules)!r}, '--format', 'json']; "
             "from wheelaudit.cli import console; console()")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # (stdout block-buffered, as usual)
@@ -372,7 +371,7 @@ def test_the_command_ends_quickly_but_loses_nothing(fixture_wheels, tmp_path):
     assert run.returncode == 1, run.stderr  # the fused wheel fails the gate
     report = json.loads(run.stdout)  # all of it, flushed before the end
     assert report["wheels"][0]["findings"]
-    assert marker.read_text() == "ran 100000"  # (and the collector's first threshold raised)
+    assert marker.read_text() == "ran"
     clean = subprocess.run([sys.executable, "-m", "wheelaudit", "check", str(fixture_wheels["macos_clean"]),
                             "--rules", str(rules)], capture_output=True, text=True, timeout=120, env=env)
     assert clean.returncode == 0 and "passed" in clean.stdout

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .conditions import Condition, WheelTraits
@@ -21,7 +20,7 @@ from .symbols import SymbolTable
 from .linkage import check_linkage
 from .checks.abi import check_abi
 from .ruleset import BinaryRule, ComponentRule, FileRule, LibrariesRule, MetadataRule, Ruleset, Waiver
-from .scan import Wheel
+from .model.wheel import Wheel
 
 EXAMPLES = 3
 
@@ -602,9 +601,6 @@ def apply_waivers(findings: list[Finding], waivers: list[Waiver], today: _dt.dat
 
 # --------------------------------------------------------------------------------------------
 # Entry point
-
-Check = Callable[[Context], list[Finding]]
-
 
 def evaluate(wheel: Wheel, ruleset: Ruleset | None, *, today: _dt.date | None = None) -> list[Finding]:
     """All findings for ``wheel``: the scan's own (WA001/WA002), the rules', linkage; waivers applied."""
