@@ -13,7 +13,8 @@ METADATA (``Requires-Dist``, ``Provides-Extra``) and, one member at a time, each
 library through wheelaudit's own readers (``wheelaudit.readers.read_binary``): its identity
 (ELF ``DT_SONAME``, Mach-O ``LC_ID_DYLIB``; a PE DLL is known by its file name). Nothing
 downloaded is extracted as a whole, imported or run. Python extension modules and executables
-are left out: nobody links against them.
+are left out (nobody links against them), and so are the libraries that auditwheel or delvewheel
+grafted into ``<name>.libs/`` (renamed copies, private to the wheel).
 
 Written per distribution: the versions read per platform family; per family the libraries
 (file name -> identity, path in the wheel, the versions read that ship it as a specifier); per
@@ -170,6 +171,8 @@ def read_wheel(wheel: Path) -> dict:
         for info in z.infolist():
             if info.is_dir() or info.file_size < MAGIC_SIZE:
                 continue
+            if info.filename.split("/", 1)[0].endswith(".libs"):
+                continue  # auditwheel / delvewheel grafts: renamed copies private to this wheel
             with z.open(info) as f:
                 if detect(f.read(MAGIC_SIZE)) is None:
                     continue

@@ -84,3 +84,30 @@ def fixture_wheels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 def fixture_build_dir(fixture_wheels: dict[str, Path]) -> Path:
     """The native libraries behind the wheels (build_executorch.sh output: elf/, macho/...)."""
     return next(iter(fixture_wheels.values())).parent.parent / "_build"
+
+
+def _load_build_providers():
+    """Import fixtures/build_providers.py (not a package) once, as module "build_providers"."""
+    _load_make_wheels()  # build_providers imports it by name
+    if "build_providers" in sys.modules:
+        return sys.modules["build_providers"]
+    spec = importlib.util.spec_from_file_location("build_providers", FIXTURES / "build_providers.py")
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["build_providers"] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture(scope="session")
+def provider_wheels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Issue #26's provider / consumer wheels: scenario -> path (see fixtures/build_providers.py):
+    ``provider`` ships libprov.so.1; ``consumer_requires``, ``consumer_no_requirement``,
+    ``consumer_extra``, ``consumer_marker`` need it."""
+    _check_toolchain()
+    bp = _load_build_providers()
+    out = tmp_path_factory.mktemp("provider_wheels")
+    try:
+        return bp.build_provider_wheels(out)
+    except bp.BuildError as exc:
+        pytest.fail(f"{exc}\n(fixture toolchain: {APT_HINT})", pytrace=False)
