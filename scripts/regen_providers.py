@@ -13,8 +13,10 @@ METADATA (``Requires-Dist``, ``Provides-Extra``) and, one member at a time, each
 library through wheelaudit's own readers (``wheelaudit.readers.read_binary``): its identity
 (ELF ``DT_SONAME``, Mach-O ``LC_ID_DYLIB``; a PE DLL is known by its file name). Nothing
 downloaded is extracted as a whole, imported or run. Python extension modules and executables
-are left out (nobody links against them), and so are the libraries that auditwheel or delvewheel
-grafted into ``<name>.libs/`` (renamed copies, private to the wheel).
+are left out (nobody links against them), and so are separate debug files (``.dbg``, ``.debug``)
+and the libraries that auditwheel or delvewheel grafted into ``<name>.libs/`` (renamed copies,
+private to the wheel). Where a family has no real wheel, NVIDIA publishes a pure ``0.0.0a0``
+placeholder that pip falls back to: it is not read.
 
 Written per distribution: the versions read per platform family; per family the libraries
 (file name -> identity, path in the wheel, the versions read that ship it as a specifier); per
@@ -173,6 +175,8 @@ def read_wheel(wheel: Path) -> dict:
                 continue
             if info.filename.split("/", 1)[0].endswith(".libs"):
                 continue  # auditwheel / delvewheel grafts: renamed copies private to this wheel
+            if info.filename.endswith((".dbg", ".debug")):
+                continue  # separate debug information: never loaded
             with z.open(info) as f:
                 if detect(f.read(MAGIC_SIZE)) is None:
                     continue
@@ -244,10 +248,12 @@ def download(dist: str, version: str | None, family: str, root: Path) -> Path | 
         return None
 
 
-def build(reads: dict[str, dict[str, dict[str, dict]]], wheels: list[dict], previous: dict | None) -> dict:
+def build(reads: dict[str, dict[str, dict[str, dict]]], wheels: list[dict], previous: dict | None,
+          scope: set[tuple[str, str]]) -> dict:
     """The document from ``reads`` (distribution -> family -> version -> what read_wheel said);
-    distributions not in ``reads`` are kept from ``previous``."""
-    dists: dict[str, dict] = dict(previous["distributions"]) if previous else {}
+    the header lists ``wheels`` and those of ``previous`` outside ``scope`` (the (distribution,
+    family) pairs this run read)."""
+    dists: dict[str, dict] = {}
     for dist, per_family in reads.items():
         entry: dict = {"read": {}, "libraries": {}, "requires": {}, "extras": {}}
         provides: set[str] = set()
@@ -272,15 +278,16 @@ def build(reads: dict[str, dict[str, dict[str, dict]]], wheels: list[dict], prev
             if extras:
                 entry["extras"][family] = extras
         entry["kind"] = "provider" if entry["libraries"] else "meta"
+        if entry["kind"] == "provider":
+            entry["extras"] = {}  # the summary is a meta-distribution's; a provider's extras are in requires
         entry["provides_extra"] = sorted(provides)
         for key in ("libraries", "extras"):
             if not entry[key]:
                 del entry[key]
         dists[canonicalize_name(dist)] = entry
     dists = dict(sorted(dists.items()))
-    redone = {(d, f) for d, per_family in reads.items() for f in per_family}
     kept = [w for w in (previous["header"]["wheels"] if previous else [])
-            if (canonicalize_name(parse_wheel_filename(w["file"])[0]), w["family"]) not in redone]
+            if (canonicalize_name(parse_wheel_filename(w["file"])[0]), w["family"]) not in scope]
     all_wheels = sorted(kept + wheels, key=lambda w: (w["file"], w["family"]))
     upstream = ", ".join(f"{d} {'/'.join(sorted({v for vs in e['read'].values() for v in vs}, key=Version))}"
                          for d, e in dists.items())
@@ -343,31 +350,41 @@ def main(argv: list[str] | None = None) -> int:
                         wheel = download(dist, version, family, root)
                         if wheel is None:
                             continue
+                        if version is None and parse_wheel_filename(wheel.name)[1].is_prerelease:
+                            # NVIDIA's 0.0.0a0 pure wheels: a placeholder where no real wheel exists
+                            print(f"  {dist} for {family}: only the placeholder {wheel.name}", file=sys.stderr)
+                            continue
                         # a pure wheel serves every family: read once per family all the same
                         take(wheel, family)
                         if args.download_dir is None:
                             wheel.unlink()  # the disk holds one wheel at a time
     if not reads:
         raise SystemExit("nothing read")
-    # reads keyed by the wheel's own spelling; one distribution, one key
+    # The (distribution, family) pairs this run answers for; the rest of --out is kept as it was.
+    if args.wheel:
+        scope = {(canonicalize_name(n), f) for n, per_family in reads.items() for f in per_family}
+    else:
+        scope = {(canonicalize_name(d), f) for d, (_v, families) in DISTRIBUTIONS.items()
+                 if not only or canonicalize_name(d) in only
+                 for f in families if not args.platform or f in args.platform}
+        if not only and not args.platform:
+            previous = None  # a whole run: nothing is kept
     merged: dict[str, dict[str, dict[str, dict]]] = {}
-    for name, per_family in reads.items():
-        slot = merged.setdefault(canonicalize_name(name), {})
-        if previous and (args.platform or args.wheel):
-            old = previous["distributions"].get(canonicalize_name(name))
-            if old and not args.wheel:
-                # families not regenerated now keep what the previous run read
-                for fam, versions in old["read"].items():
-                    if fam not in per_family:
-                        slot[fam] = {v: {"requires": old["requires"].get(fam, {}).get(v, []),
-                                         "provides_extra": old.get("provides_extra", []),
-                                         "libraries": {n: {k: x for k, x in lib.items() if k != "versions"}
-                                                       for n, lib in old.get("libraries", {}).get(fam, {}).items()
-                                                       if Version(v) in SpecifierSet(lib["versions"])}}
-                                     for v in versions}
+    for name, old in (previous["distributions"] if previous else {}).items():
+        for fam, versions in old["read"].items():
+            if (name, fam) in scope:
+                continue
+            merged.setdefault(name, {})[fam] = {
+                v: {"requires": old["requires"].get(fam, {}).get(v, []),
+                    "provides_extra": old.get("provides_extra", []),
+                    "libraries": {n: {k: x for k, x in lib.items() if k != "versions"}
+                                  for n, lib in old.get("libraries", {}).get(fam, {}).items()
+                                  if SpecifierSet(lib["versions"]).contains(v, prereleases=True)}}
+                for v in versions}
+    for name, per_family in reads.items():  # keyed by the wheel's own spelling
         for fam, per_version in per_family.items():
-            slot.setdefault(fam, {}).update(per_version)
-    doc = build(merged, wheels, previous)
+            merged.setdefault(canonicalize_name(name), {}).setdefault(fam, {}).update(per_version)
+    doc = build(merged, wheels, previous, scope)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     write_json(args.out, doc)
     print(f"wrote {args.out} ({args.out.stat().st_size} bytes; {len(doc['distributions'])} distributions, "
