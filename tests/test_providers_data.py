@@ -288,6 +288,32 @@ def test_regen_leaves_out_extension_modules(provider_wheels, tmp_path):
     assert cons["provides_extra"] == ["accel"]
 
 
+def test_regen_of_one_distribution_keeps_the_rest_of_the_table(provider_wheels, tmp_path):
+    out = tmp_path / "providers.json"
+    _run_regen("--wheel", str(provider_wheels["provider"]), "--out", str(out))
+    _run_regen("--wheel", str(provider_wheels["consumer_requires"]), "--out", str(out))
+    doc = json.loads(out.read_text())
+    assert set(doc["distributions"]) == {"prov", "cons"}
+    assert {w["file"] for w in doc["header"]["wheels"]} == {provider_wheels["provider"].name,
+                                                           provider_wheels["consumer_requires"].name}
+    assert doc["distributions"]["prov"]["libraries"]["linux-x86_64"]["libprov.so.1"]["identity"] == "libprov.so.1"
+
+
+@pytest.mark.network
+@pytest.mark.slow
+def test_shipped_entries_are_what_the_newest_wheels_give(tmp_path):
+    """Fails when upstream moved on: regenerate and commit (small wheels only; the header says
+    what the rest was read from)."""
+    out = tmp_path / "providers.json"
+    out.write_text((Path(policydata.__file__).parent / "providers.json").read_text())
+    subprocess.run([sys.executable, str(SCRIPT), "--only", "nvidia-cuda-runtime-cu12", "--only", "cuda-toolkit",
+                    "--out", str(out)], check=True, timeout=900)
+    fresh = json.loads(out.read_text())["distributions"]
+    shipped = policydata.load("providers")["distributions"]
+    for name in ("nvidia-cuda-runtime-cu12", "cuda-toolkit"):
+        assert fresh[name] == shipped[name], name
+
+
 # --------------------------------------------------------------------------------------------
 # the fixture wheels of issue #26
 
