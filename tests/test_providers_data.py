@@ -252,6 +252,11 @@ def test_unparsable_requirements_are_skipped():
     assert required_provider("libc10.so", ["torch >= = 2", "torch"], [LINUX], "3.11")[0].requirement == "torch"
 
 
+def test_a_marker_that_cannot_be_evaluated_does_not_hold():
+    # packaging refuses to order a version against a non-version: no traceback, no provider
+    assert required_provider("libc10.so", ['torch; python_version < "abc"'], [LINUX], "3.11") == []
+
+
 # --------------------------------------------------------------------------------------------
 # the regeneration script, fed a wheel built here (no network)
 

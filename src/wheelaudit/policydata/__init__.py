@@ -28,6 +28,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from packaging.markers import Marker, UndefinedComparison, UndefinedEnvironmentName
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.tags import Tag, parse_tag
@@ -287,6 +288,17 @@ def _environments(platform_tag: str, python_version: str) -> list[tuple[str, dic
     return out
 
 
+def _holds(marker: Marker | None, env: dict[str, str], extra: str) -> bool:
+    """Whether a requirement's marker holds in ``env`` with ``extra``; a marker that cannot be
+    evaluated there (a comparison packaging refuses, in hostile metadata) does not hold."""
+    if marker is None:
+        return True
+    try:
+        return marker.evaluate({**env, "extra": extra})
+    except (UndefinedComparison, UndefinedEnvironmentName, ValueError, TypeError):
+        return False
+
+
 def _library_key(name: str, family: str) -> str:
     base = name.rsplit("/", 1)[-1].rsplit("\\", 1)[-1]
     return base.lower() if family.startswith("windows-") else base
@@ -306,8 +318,8 @@ def _versions_for(dist: dict[str, Any], family: str, specifier: SpecifierSet | N
     return admitted or [max(read, key=Version)]
 
 
-def _ships(name: str, dist: dict[str, Any], family: str, library: str,
-           specifier: SpecifierSet | None) -> dict[str, Any] | None:
+def _ships(dist: dict[str, Any], family: str, library: str, specifier: SpecifierSet | None) -> dict[str, Any] | None:
+    """The library record when one of the versions ``specifier`` picks ships ``library``."""
     lib = dist.get("libraries", {}).get(family, {}).get(_library_key(library, family))
     if lib is None:
         return None
@@ -327,7 +339,7 @@ def _routes(name: str, extras: frozenset[str], specifier: SpecifierSet | None, l
     dist = _distribution(key)
     if dist is None or key in seen or depth > _MAX_DEPTH:
         return []
-    lib = _ships(key, dist, family, library, specifier)
+    lib = _ships(dist, family, library, specifier)
     if lib is not None:
         return [((), key, lib, False)]
     if dist.get("kind") != "meta" and not transitive:
@@ -340,9 +352,9 @@ def _routes(name: str, extras: frozenset[str], specifier: SpecifierSet | None, l
             except InvalidRequirement:
                 continue
             for extra in sorted(extras | {""}):
-                if req.marker is not None and not req.marker.evaluate({**env, "extra": extra}):
+                if not _holds(req.marker, env, extra):
                     continue
-                if req.marker is not None and extra and req.marker.evaluate({**env, "extra": ""}):
+                if extra and _holds(req.marker, env, ""):
                     continue  # applies without the extra: found with extra ""
                 step = f"{key}[{extra}]" if extra else key
                 for path, shipper, found, trans in _routes(
@@ -442,12 +454,9 @@ def required_provider(library_name: str, requires_dist: Iterable[str], tags: Ite
         except InvalidRequirement:
             continue
         for extra in own_extras:
-            def applies(env: dict[str, str], extra: str = extra) -> bool:
-                return req.marker is None or req.marker.evaluate({**env, "extra": extra})
-
-            if not all(applies(env) for _f, env in envs):
+            if not all(_holds(req.marker, env, extra) for _f, env in envs):
                 continue
-            if extra and all(applies(env, "") for _f, env in envs):
+            if extra and all(_holds(req.marker, env, "") for _f, env in envs):
                 continue  # it applies without the extra
             per_env = [_routes(req.name, frozenset(canonicalize_name(e) for e in req.extras),
                                req.specifier or None, library_name, family, env, transitive)
