@@ -4,17 +4,18 @@
 # shipped rules/executorch.toml. The broken one is expected to fail (exit 1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+venv=$(bash scripts/setup.sh | tail -n 1)   # apt packages, and the virtual environment .venv/
+PY="$venv/bin/python"
 OUT=fixtures/out
-python3 fixtures/make_wheels.py "$OUT" >/dev/null
+"$PY" fixtures/make_wheels.py "$OUT" >/dev/null
 clean=$(ls "$OUT"/macos_clean/*.whl)
 fused=$(ls "$OUT"/macos_fused/*.whl)
 echo "== wheelaudit check $clean --rules rules/executorch.toml"
-python3 -m wheelaudit check "$clean" --rules rules/executorch.toml
+"$venv/bin/wheelaudit" check "$clean" --rules rules/executorch.toml
 echo
 echo "== wheelaudit check $fused --rules rules/executorch.toml   (expected to fail)"
 set +e
-python3 -m wheelaudit check "$fused" --rules rules/executorch.toml
+"$venv/bin/wheelaudit" check "$fused" --rules rules/executorch.toml
 rc=$?
 set -e
 echo "(exit code $rc)"

@@ -131,7 +131,7 @@ def test_walk_stops_at_repository_root(tmp_path: Path) -> None:
             '[tool.wheelaudit]\nrules = "x.toml"\n[[tool.wheelaudit.component]]\nname = "a"\n',
             3,
             "tool.wheelaudit.component",
-            'only "select", "ignore" and "fail-on" may sit beside "rules"',
+            'only "select", "ignore", "fail-on" and "severity" may sit beside "rules"',
         ),
         (
             '[tool.wheelaudit]\nrules = "missing.toml"\n',
@@ -180,4 +180,5 @@ def test_error_in_referenced_file_names_that_file(tmp_path: Path) -> None:
     with pytest.raises(RulesError) as info:
         find_rules(root)
     assert info.value.source == str(root / "x.toml")
-    assert info.value.line == 8 and info.value.key == "component[1].symbol"
+    problems = getattr(info.value, "problems", [info.value])
+    assert any(p.line == 8 and p.key == "component[1].symbol" for p in problems), str(info.value)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from wheelaudit.cli import main
-from wheelaudit.diff import diff_wheels
+from wheelaudit.diff import diff_wheels, library_stem, name_glob, unhashed
 from wheelaudit.init_rules import starter_ruleset
 from wheelaudit.ruleset import parse_rules
 from wheelaudit.scan import scan
@@ -194,3 +194,50 @@ def test_init_sentinels_are_unique_to_the_owner(fixture_wheels):
     clean = parse_rules(starter_ruleset(scan(fixture_wheels["linux_clean"])))
     (tp,) = [c for c in clean.components if c.name == "executorch_extension"]
     assert "executorch::extension::threadpool::get_threadpool" in [s.entry for s in tp.symbols]
+
+
+# --------------------------------------------------------------------------------------------
+# names repair tools give vendored libraries (real names from pillow, scipy, shapely wheels)
+
+
+@pytest.mark.parametrize("name, stem, tool, glob", [
+    ("libXau-154567c4.so.6.0.0", "libXau", "auditwheel", "libXau-*.so*"),
+    ("libopenjp2-05423b53.so", "libopenjp2", "auditwheel", "libopenjp2-*.so*"),
+    ("libgfortran-040039e1-0352e75f.so.5.0.0", "libgfortran", "auditwheel", "libgfortran-*.so*"),  # vendored twice
+    ("libscipy_openblas-68440149.so", "libscipy_openblas", "auditwheel", "libscipy_openblas-*.so*"),
+    ("geos_c-6dd9fd915eef8a7928285416bef1e666.dll", "geos_c", "delvewheel", "geos_c-*.dll"),
+    ("msvcp140-0fa7eb792d3fbcf2233e4ea47e9144b9.dll", "msvcp140", "delvewheel", "msvcp140-*.dll"),
+    ("libXau.6.0.0.dylib", "libXau", None, "libXau{,.*}.dylib"),  # delocate keeps the name
+    ("libfoo.so.1.2.3", "libfoo", None, "libfoo.so*"),
+    ("libglib-2.0.so.0", "libglib-2", None, "libglib-2.0.so*"),
+    ("libfoo.so", "libfoo", None, None),
+    ("_imaging.cpython-311-x86_64-linux-gnu.so", "_imaging", None, None),
+    ("libz.1.3.1.zlib-ng.dylib", "libz", None, None),
+    ("libfoo-deadbee.so", "libfoo-deadbee", None, None),  # seven hex digits: not a hash
+])
+def test_repair_tool_names(name, stem, tool, glob):
+    assert library_stem(name) == stem
+    assert unhashed(name)[1] == tool
+    assert name_glob(name) == glob
+
+
+def test_diff_owners_ignore_linker_boilerplate():
+    from wheelaudit.conditions import traits_from_tags
+    from wheelaudit.facts import Binary, Slice, Symbol
+    from wheelaudit.scan import Wheel
+
+    def lib(path, *names):
+        exports = [Symbol(n, n, "global", "func") for n in names]
+        exports.append(Symbol("DEMO_1.0", "DEMO_1.0", "global", "data", "DEMO_1.0"))  # a version node
+        return Binary(path=path, format="elf", size=100, slices=[Slice(arch="x86_64", exports=exports)])
+
+    def wheel(*libs):
+        return Wheel(path=Path("demo-1.0-py3-none-any.whl"), name="demo", version="1.0", tags=[],
+                     traits=traits_from_tags([], "1.0"), files=[b.path for b in libs], libraries=list(libs))
+
+    boiler = ("_init", "_fini", "_edata", "_end", "__bss_start")
+    old = wheel(lib("demo/liba.so", *boiler, "alpha_one", "alpha_two"))
+    new = wheel(lib("demo/liba.so", *boiler, "alpha_one", "alpha_two"), lib("demo/libb.so", *boiler, "beta_one"))
+    d = diff_wheels(old, new)
+    assert [b.path for b in d.added] == ["demo/libb.so"]
+    assert d.moves == []  # not "(no prefix) gained demo/libb.so" for its _init and _edata

@@ -212,3 +212,37 @@ def test_every_pyproject_mistake_at_once(clean, tmp_path):
     p = run("check", clean, cwd=tmp_path)
     assert p.returncode == 2
     assert "pyproject.toml:5:" in p.stderr and "pyproject.toml:6:" in p.stderr, p.stderr
+
+
+# ------------------------------------------------------------------ severity overrides
+
+def _codes_and_levels(stdout: str) -> set[tuple[str, str]]:
+    import json
+
+    report = json.loads(stdout)
+    return {(f["code"], f["severity"]) for w in report["wheels"] for f in w["findings"]}
+
+
+def test_severity_override_on_the_command_line(broken):
+    base = run("check", broken, "--rules", str(EXECUTORCH), "--format", "json")
+    assert base.returncode == 1 and ("WA201", "error") in _codes_and_levels(base.stdout)
+    p = run("check", broken, "--rules", str(EXECUTORCH), "--format", "json", "--severity", "WA2=warning")
+    levels = _codes_and_levels(p.stdout)
+    assert ("WA201", "warning") in levels and ("WA201", "error") not in levels
+    assert p.returncode == (1 if any(lv == "error" for _, lv in levels) else 0)
+    assert run("check", broken, "--rules", str(EXECUTORCH), "--severity", "WA2=warning",
+               "--fail-on", "warning").returncode == 1
+
+
+def test_severity_override_in_the_rules_file(broken, tmp_path):
+    rules = tmp_path / "rules.toml"
+    text = EXECUTORCH.read_text()
+    rules.write_text(text.replace("version = 1", 'version = 1\nseverity = {WA201 = "warning"}', 1))
+    p = run("check", broken, "--rules", str(rules), "--format", "json")
+    assert ("WA201", "warning") in _codes_and_levels(p.stdout), p.stderr
+
+
+@pytest.mark.parametrize("value", ["WA999=error", "WA201=fatal", "WA201", "WA=warning"])
+def test_bad_severity_override_is_a_usage_error(broken, value):
+    p = run("check", broken, "--rules", str(EXECUTORCH), "--severity", value)
+    assert p.returncode == 2 and "--severity" in p.stderr and "Traceback" not in p.stderr

@@ -9,7 +9,8 @@ import pytest
 
 from wheelaudit.cli import main
 from wheelaudit.conditions import traits_from_tags
-from wheelaudit.dups import FORTRAN, NO_PREFIX, c_prefix, common_scope, find_duplicates, namespace_key
+from wheelaudit.dups import (FORTRAN, NO_PREFIX, c_prefix, common_scope, find_duplicates, is_boilerplate,
+                             namespace_key, sentinel_pattern)
 from wheelaudit.facts import Binary, Slice, Symbol
 from wheelaudit.scan import Wheel
 
@@ -179,6 +180,17 @@ def test_colour_only_when_asked_and_never_with_no_color(capsys, fixture_wheels, 
     ("pthreadpool_create", "pthreadpool_"),
     ("__cxa_throw", "__cxa_"),
     ("sgemm_", FORTRAN),
+    ("dgemm_", FORTRAN),
+    ("sgesv_", FORTRAN),
+    ("fpback_", FORTRAN),
+    ("deflateInit_", "deflate*"),  # zlib: a capital, so not Fortran
+    ("deflateInit2_", "deflate*"),
+    ("ImagingSectionEnter", "Imaging*"),
+    ("SharpYuvConvert", "Sharp*"),
+    ("TIFFOpen", "TIFF*"),
+    ("Foo_", NO_PREFIX),
+    ("MODES", NO_PREFIX),
+    ("getMachineByteOrder()::endian_check", NO_PREFIX),  # a C++ local static, not camelCase C
     ("main", NO_PREFIX),
     ("_ZGVZN10executorch7cpublas13gemm_transa_IdEEvNS0_13TransposeTypeEll", "executorch::cpublas"),
     ("{vtable(std::bad_optional_access)}", "std"),
@@ -229,3 +241,42 @@ def test_find_duplicates_strength_merge_and_order():
     assert groups[1].pattern == "inmemoryfs::*"
     assert find_duplicates(_wheel(a, b, c, d), min_count=2)[0].key == "xnn_"
     assert [g.key for g in find_duplicates(_wheel(a, b, c, d), min_count=2)] == ["xnn_", "inmemoryfs"]
+
+
+@pytest.mark.parametrize("name, version", [
+    ("_init", None), ("_fini", None), ("_edata", None), ("_end", None), ("__bss_start", None),
+    ("__dso_handle", None), ("_GLOBAL_OFFSET_TABLE_", None), ("_DYNAMIC", None), ("__data_start", None),
+    ("data_start", None), ("_IO_stdin_used", None), ("__libc_csu_init", None), ("__TMC_END__", None),
+    ("_ITM_registerTMCloneTable", None), ("__gmon_start__", None), ("__cxa_finalize", None),
+    ("_mh_dylib_header", None), ("PyInit__zeros", None),
+    ("GFORTRAN_8", "GFORTRAN_8"), ("LIBTIFF_4.0", "LIBTIFF_4.0"),  # ELF version nodes
+])
+def test_boilerplate(name, version):
+    assert is_boilerplate(name, version)
+
+
+@pytest.mark.parametrize("name, version", [("init", None), ("deflate", None), ("end", None),
+                                           ("TIFFOpen", "LIBTIFF_4.0"), ("__cxa_throw", None)])
+def test_not_boilerplate(name, version):
+    assert not is_boilerplate(name, version)
+
+
+def test_boilerplate_is_never_a_duplicate_and_c_words_group():
+    boiler = ["_init", "_fini", "_edata", "_end", "__bss_start", "PyInit__zeros"]
+    zlib = ["deflate", "deflateEnd", "deflateInit_"]
+    mode = ["MODES", "findModeID", "getModeData"]  # one object file linked into both modules
+    a = _lib("pkg/liba.so", strong=boiler + zlib + ["dgemm_", "sgesv_"])
+    b = _lib("pkg/libb.so", strong=boiler + zlib + ["dgemm_", "sgesv_"])
+    c = _lib("pkg/_c.so", strong=boiler + mode)
+    d = _lib("pkg/_d.so", strong=boiler + mode)
+    groups = find_duplicates(_wheel(a, b, c, d))
+    got = sorted((g.key, g.pattern, sorted(s.name for s in g.symbols)) for g in groups)
+    assert got == sorted([("deflate*", "deflate*", zlib), (FORTRAN, "dgemm_", ["dgemm_", "sgesv_"]),
+                          (NO_PREFIX, "MODES", sorted(mode))])
+
+
+def test_sentinel_pattern_of_camel_case_names_ends_at_a_word():
+    names = ["SharpYuvComputeConversionMatrix", "SharpYuvConvert", "SharpYuvInit"]
+    assert sentinel_pattern(names, "Sharp*") == "SharpYuv*"
+    assert sentinel_pattern(["ImagingSectionEnter", "ImagingSectionLeave"], "Imaging*") == "ImagingSection*"
+    assert sentinel_pattern(["deflateInit_"], "deflate*") == "deflateInit_"

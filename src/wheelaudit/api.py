@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 from typing import Literal, Union
 
 from .evaluate import evaluate
-from .model.codes import parse_selectors, parse_severity
+from .model.codes import parse_selectors, parse_severities, parse_severity, severity_of
 from .report import Report
 from .ruleset import Ruleset, load_rules
 from .scan import Wheel, scan
@@ -29,12 +29,14 @@ def _as_ruleset(rules: Ruleset | PathLike | None) -> Ruleset | None:
 def audit(path: PathLike | Sequence[PathLike], rules: Ruleset | PathLike | None = None, *,
           select: Iterable[str] | None = None, ignore: Iterable[str] | None = None,
           fail_on: FailOn | None = None, jobs: int | None = None, today: _dt.date | None = None,
-          together: bool = False) -> Report:
+          together: bool = False, severity: dict[str, str] | None = None) -> Report:
     """Scan one wheel (or several) and evaluate ``rules`` over it.
 
     ``rules`` is a :class:`Ruleset`, a path to a rules file, or None (built-in checks only:
     integrity, unreadable binaries and linkage). ``select``/``ignore``/``fail_on`` default to the
-    ruleset's own settings. Returns a :class:`~wheelaudit.report.Report`; ``report.ok`` tells
+    ruleset's own settings; ``severity`` (``{"WA502": "error"}``, codes or families) overrides
+    codes' severities on top of the ruleset's ``severity``. A code or family that does not exist
+    raises :class:`wheelaudit.model.codes.CodeError` (a ValueError) before anything is read. Returns a :class:`~wheelaudit.report.Report`; ``report.ok`` tells
     whether it passes.
 
     With ``together=True`` the wheels are audited as one install (``check --together``, see
@@ -44,6 +46,7 @@ def audit(path: PathLike | Sequence[PathLike], rules: Ruleset | PathLike | None 
     ignore = parse_selectors(ignore)
     if fail_on is not None:
         fail_on = parse_severity(fail_on)
+    severity = parse_severities(severity)
     ruleset = _as_ruleset(rules)
     paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
     strings = ruleset.strings() if ruleset is not None else []
@@ -54,19 +57,26 @@ def audit(path: PathLike | Sequence[PathLike], rules: Ruleset | PathLike | None 
         wheels: list[Wheel] = [scan_together(paths, strings=strings, interest=interest, jobs=jobs)]
     else:
         wheels = [scan(p, strings=strings, interest=interest, jobs=jobs) for p in paths]
-    return audit_wheels(wheels, ruleset, select=select, ignore=ignore, fail_on=fail_on, today=today)
+    return audit_wheels(wheels, ruleset, select=select, ignore=ignore, fail_on=fail_on, today=today,
+                        severity=severity)
 
 
 def audit_wheels(wheels: Sequence[Wheel], ruleset: Ruleset | None, *, select: Iterable[str] | None = None,
                  ignore: Iterable[str] | None = None, fail_on: FailOn | None = None,
-                 today: _dt.date | None = None) -> Report:
+                 today: _dt.date | None = None, severity: dict[str, str] | None = None) -> Report:
     """Evaluate ``ruleset`` over already scanned wheels (scan once, audit many times)."""
     sel = parse_selectors(select) if select is not None else (tuple(ruleset.select) if ruleset is not None and ruleset.select else None)
     ign = parse_selectors(ignore) if ignore is not None else (tuple(ruleset.ignore) if ruleset is not None and ruleset.ignore else None)
     if fail_on is not None:
         fail_on = parse_severity(fail_on)
     gate = fail_on or (ruleset.fail_on if ruleset is not None and ruleset.fail_on else "error")
+    overrides = {**(ruleset.severity if ruleset is not None else {}), **parse_severities(severity)}
     results = [(w, evaluate(w, ruleset, today=today)) for w in wheels]
+    if overrides:
+        for _, findings in results:
+            for f in findings:
+                if any(f.code.startswith(sel) for sel in overrides):
+                    f.severity_override = severity_of(f.code, overrides)
     return Report.build(results, rules_path=str(ruleset.path) if ruleset is not None and ruleset.path else None,
                         rules_name=ruleset.name if ruleset is not None else None,
                         select=sel, ignore=ign, fail_on=gate, ruleset=ruleset)

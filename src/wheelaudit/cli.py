@@ -94,7 +94,13 @@ def main(argv: list[str] | None = None) -> int:
         _say(f"wheelaudit: error: {exc}")
         return EXIT_USAGE
     except RulesError as exc:
-        _say(f"wheelaudit: invalid rules: {exc}")
+        problems = getattr(exc, "problems", None)
+        if problems:
+            _say(f"wheelaudit: invalid rules ({len(problems)} problems):")
+            for problem in problems:
+                _say(f"  {problem}")
+        else:
+            _say(f"wheelaudit: invalid rules: {exc}")
         return EXIT_USAGE
     except NotAWheel as exc:
         _say(f"wheelaudit: not a wheel: {exc}")
@@ -112,7 +118,10 @@ def main(argv: list[str] | None = None) -> int:
         return int(exc.code or 0) if isinstance(exc.code, int) else 0
     except Exception as exc:  # noqa: BLE001 - a crash is never an exit code: every failure is a message
         if _debug():
-            raise
+            import traceback
+
+            traceback.print_exc()
+            return EXIT_USAGE
         _say(f"wheelaudit: internal error ({type(exc).__name__}: {exc}); this is a bug in wheelaudit — "
              "set WHEELAUDIT_DEBUG=1 to see the traceback")
         return EXIT_USAGE

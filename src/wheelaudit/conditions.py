@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from typing import TYPE_CHECKING
 
-from .globs import Glob
+from .globs import Glob, matches_list
 
 if TYPE_CHECKING:
     from packaging.tags import Tag
@@ -162,8 +162,7 @@ class Condition:
             globs = getattr(self, key)
             if globs is None:
                 continue
-            values = tuple(self._values(key, traits))
-            if not any(g.match(v) for g in globs for v in values):
+            if not matches_list(globs, self._values(key, traits)):
                 return False
         return True
 

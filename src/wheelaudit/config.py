@@ -25,6 +25,7 @@ from .ruleset import (
     _Ctx,
     _describe,
     _parse_fail_on,
+    _parse_severity,
     load_rules,
     read_toml_file,
     ruleset_from_dict,
@@ -33,7 +34,7 @@ from .ruleset import (
 __all__ = ["find_rules", "find_pyproject", "rules_from_pyproject", "RulesError"]
 
 _TABLE = "tool.wheelaudit"
-_OVERRIDES = ("select", "ignore", "fail-on")
+_OVERRIDES = ("select", "ignore", "fail-on", "severity")
 
 
 def find_pyproject(start: Path) -> Path | None:
@@ -69,14 +70,34 @@ def rules_from_pyproject(pyproject: Path) -> Ruleset | None:
             table, source, text, table=_TABLE, require_version=False, path=pyproject
         )
 
+    # every problem of the table and of the rules file it names, in one run
     for key in table:
         if key != "rules" and key not in _OVERRIDES:
-            raise ctx.error(
+            ctx.problems.append(ctx.error(
                 (key,),
-                'only "select", "ignore" and "fail-on" may sit beside "rules"; '
+                'only "select", "ignore", "fail-on" and "severity" may sit beside "rules"; '
                 "put the rules themselves in the rules file",
-            )
-    ref = table["rules"]
+            ))
+    select = ctx.attempt(lambda: ctx.codes(table["select"], ("select",))) if "select" in table else None
+    ignore = ctx.attempt(lambda: ctx.codes(table["ignore"], ("ignore",))) if "ignore" in table else None
+    fail_on = ctx.attempt(lambda: _parse_fail_on(ctx, table["fail-on"], ("fail-on",))) if "fail-on" in table else None
+    severity = ctx.attempt(lambda: _parse_severity(ctx, table["severity"], ("severity",))) if "severity" in table else None
+    rules = ctx.attempt(lambda: _referenced_rules(ctx, pyproject, table["rules"]))
+    ctx.finish()
+    assert rules is not None
+    if select is not None:
+        rules.select = select
+    if ignore is not None:
+        rules.ignore = ignore
+    if fail_on is not None:
+        rules.fail_on = fail_on
+    if severity:
+        rules.severity = {**rules.severity, **severity}
+    return rules
+
+
+def _referenced_rules(ctx: _Ctx, pyproject: Path, ref: object) -> Ruleset:
+    """The rules file that ``rules = "..."`` names, loaded."""
     if not isinstance(ref, str) or not ref.strip():
         raise ctx.error(("rules",), "expected the path of a rules file (a string)")
     rules_path = Path(ref).expanduser()
@@ -85,14 +106,7 @@ def rules_from_pyproject(pyproject: Path) -> Ruleset | None:
     if not rules_path.is_file():
         what = "is not a file" if rules_path.exists() else "does not exist"
         raise ctx.error(("rules",), f'the rules file "{rules_path}" {what}')
-    rules = load_rules(rules_path)
-    if "select" in table:
-        rules.select = ctx.codes(table["select"], ("select",))
-    if "ignore" in table:
-        rules.ignore = ctx.codes(table["ignore"], ("ignore",))
-    if "fail-on" in table:
-        rules.fail_on = _parse_fail_on(ctx, table["fail-on"], ("fail-on",))
-    return rules
+    return load_rules(rules_path)
 
 
 def find_rules(start: Path) -> tuple[Ruleset | None, Path | None]:

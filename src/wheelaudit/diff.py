@@ -3,7 +3,12 @@
 :func:`diff_wheels` compares two scanned wheels (two releases, or two builds of one release):
 
 * libraries added, removed and renamed: a rename is a library gone from one path and another
-  come at a new path with the same identity (SONAME / install name) or the same export set;
+  come at a new path with the same identity (SONAME / install name), the same name but for the
+  hash or version a repair tool put in it (:func:`library_stem`: auditwheel's
+  ``libXau-154567c4.so.6.0.0``, delvewheel's ``geos-<32 hex>.dll``, delocate's
+  ``.dylibs/libXau.6.0.0.dylib``), or the same export set. An identity or a dependency that only
+  follows such a rename (``libXau-154567c4.so.6.0.0`` → ``libXau-9a8b7c6d.so.6.0.0``) is not
+  listed as a change of its own;
 * for each library in both (renames followed): size (absolute and %), identity, architectures,
   export count, dependencies and rpaths added or removed;
 * owners that moved: for each namespace / prefix (:func:`wheelaudit.dups.namespace_key`, refined
@@ -19,15 +24,16 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Literal, TextIO
 
-from .dups import DupGroup, find_duplicates, namespace_key, wheel_dict
+from .dups import DupGroup, find_duplicates, is_boilerplate, namespace_key, wheel_dict
 from .facts import Binary
 from .scan import Wheel
 
-#: file suffixes that are source or metadata, not data that travels with code
-_NOT_DATA = (".py", ".pyi", ".pyc", ".pyx", ".pxd", ".typed", ".h", ".hpp", ".hh", ".c", ".cc", ".cpp",
+#: file suffixes that are source or metadata, not data that travels with code (diff, init)
+NOT_DATA_SUFFIXES = (".py", ".pyi", ".pyc", ".pyx", ".pxd", ".typed", ".h", ".hpp", ".hh", ".c", ".cc", ".cpp",
              ".txt", ".md", ".rst", ".cfg", ".toml", ".yaml", ".yml", ".json", ".ini")
 
 
@@ -35,11 +41,102 @@ _NOT_DATA = (".py", ".pyi", ".pyc", ".pyx", ".pxd", ".typed", ".h", ".hpp", ".hh
 # Model
 
 
+# --------------------------------------------------------------------------------------------
+# Names that repair tools give the libraries they vendor
+
+#: auditwheel: ``<name>-<8 hex>.so[.<version>]``, the hash repeated when a vendored library was
+#: itself vendored before (``libgfortran-040039e1-0352e75f.so.5.0.0``)
+_AUDITWHEEL = re.compile(r"^(?P<stem>.+?)(?P<hash>(?:-[0-9a-f]{8})+)(?P<rest>\.so(?:\.[0-9][0-9.]*)?)$")
+#: delvewheel: ``<name>-<32 hex>.dll``
+_DELVEWHEEL = re.compile(r"^(?P<stem>.+?)(?P<hash>-[0-9a-f]{32})(?P<rest>\.(?:dll|pyd))$", re.IGNORECASE)
+#: a versioned ELF name ``libfoo.so.1.2.3`` and a versioned Mach-O name ``libfoo.1.2.3.dylib``
+_ELF_VERSION = re.compile(r"^(?P<stem>[^/]+?\.so)\.[0-9][0-9.]*$")
+_MACHO_VERSION = re.compile(r"^(?P<stem>[^./]+)\.[0-9][0-9.]*\.dylib$")
+
+
+def unhashed(name: str) -> tuple[str, str | None]:
+    """A library file name without the hash a repair tool put in it, and that tool:
+    ``libXau-154567c4.so.6.0.0`` → (``libXau.so.6.0.0``, ``"auditwheel"``);
+    ``geos-bf067cd6ff74ee0ad5f3ff52c7ef08c9.dll`` → (``geos.dll``, ``"delvewheel"``);
+    any other name → (the name, None)."""
+    for tool, rx in (("auditwheel", _AUDITWHEEL), ("delvewheel", _DELVEWHEEL)):
+        m = rx.match(name)
+        if m:
+            return m["stem"] + m["rest"], tool
+    return name, None
+
+
+def library_stem(name: str) -> str:
+    """The name of a library less repair hash, version and suffix, for pairing the same
+    library across two builds: ``libXau-154567c4.so.6.0.0``, ``libXau.so.6`` and
+    ``libXau.6.0.0.dylib`` → ``libXau``; ``geos-<32 hex>.dll`` → ``geos``;
+    ``_imaging.cpython-311-darwin.so`` → ``_imaging``."""
+    return unhashed(name)[0].split(".", 1)[0]
+
+
+def glob_escape(text: str) -> str:
+    """A literal file name inside a glob (``[``, ``{``, ``*``, ... escaped)."""
+    return "".join("\\" + c if c in "\\*?[]{}," else c for c in text)
+
+
+def name_glob_parts(name: str) -> tuple[str, str] | None:
+    """A file-name glob that keeps matching ``name`` when it is rebuilt with a new repair hash
+    or version, as (escaped library name, the rest), or None when ``name`` carries neither:
+    ``libXau-154567c4.so.6.0.0`` → (``libXau``, ``-*.so*``); ``libfoo.so.1.2.3`` →
+    (``libfoo``, ``.so*``); ``libXau.6.0.0.dylib`` → (``libXau``, ``{,.*}.dylib``);
+    ``geos-<32 hex>.dll`` → (``geos``, ``-*.dll``). Glob characters in the name are escaped."""
+    esc = glob_escape
+    m = _AUDITWHEEL.match(name)
+    if m:
+        return esc(m["stem"]), "-*.so*"
+    m = _DELVEWHEEL.match(name)
+    if m:
+        return esc(m["stem"]), "-*" + esc(m["rest"])
+    m = _ELF_VERSION.match(name)
+    if m:
+        return esc(m["stem"][:-3]), ".so*"
+    m = _MACHO_VERSION.match(name)
+    if m:
+        return esc(m["stem"]), "{,.*}.dylib"
+    return None
+
+
+def name_glob(name: str) -> str | None:
+    """:func:`name_glob_parts` as one glob: ``libXau-154567c4.so.6.0.0`` → ``libXau-*.so*``."""
+    parts = name_glob_parts(name)
+    return None if parts is None else parts[0] + parts[1]
+
+
+def _repair_tool(old: Binary, new: Binary) -> str | None:
+    """Which repair tool's naming explains the rename (None: neither name carries a hash)."""
+    tools = {unhashed(old.name)[1], unhashed(new.name)[1]} - {None}
+    if tools:
+        return sorted(t for t in tools if t)[0]
+    if "/.dylibs/" in f"/{old.path}" and "/.dylibs/" in f"/{new.path}":
+        return "delocate"
+    return None
+
+
+def _why_same_library(old: Binary, new: Binary) -> str:
+    """Why two file names are one library: a repair tool's new hash, a new version, or the same
+    extension module under another platform's suffix."""
+    tool = _repair_tool(old, new)
+    if tool in ("auditwheel", "delvewheel"):
+        same_rest = unhashed(old.name)[0] == unhashed(new.name)[0]
+        return f"new {tool} hash" + ("" if same_rest else " and version")
+    if tool == "delocate":
+        return "new version (delocate)"
+    kinds = {"macho" if n.endswith(".dylib") else "elf" if ".so" in n else "other" for n in (old.name, new.name)}
+    if len(kinds) == 1 and any(_ELF_VERSION.match(n) or _MACHO_VERSION.match(n) for n in (old.name, new.name)):
+        return "new version"  # libfoo.so.1 / libfoo.so.2
+    return "same module name"  # _x.cpython-311-darwin.so / _x.cpython-311-x86_64-linux-gnu.so, libfoo.so / libfoo.dylib
+
+
 @dataclass
 class Rename:
     old: str
     new: str
-    why: str  # "same identity @rpath/libfoo.dylib" / "same exports (12)"
+    why: str  # "same identity @rpath/libfoo.dylib" / "new auditwheel hash" / "same exports (12)"
 
 
 @dataclass
@@ -175,7 +272,8 @@ def _match_renames(removed: list[Binary], added: list[Binary]) -> list[Rename]:
     out: list[Rename] = []
     left = list(removed)
     right = list(added)
-    # same identity first (the strongest evidence), then same export set
+    # same identity first (the strongest evidence), then the same name but for a repair hash or a
+    # version, then the same export set
     for b in list(left):
         base = _identity_base(b)
         if not base:
@@ -183,6 +281,15 @@ def _match_renames(removed: list[Binary], added: list[Binary]) -> list[Rename]:
         same = [a for a in right if _identity_base(a) == base]
         if len(same) == 1:
             out.append(Rename(b.path, same[0].path, f"same identity {b.identity}"))
+            left.remove(b)
+            right.remove(same[0])
+    # the same library renamed by a repair tool's hash or by its version, in the same directory
+    for b in list(left):
+        key = (b.directory, library_stem(b.name))
+        same = [a for a in right if (a.directory, library_stem(a.name)) == key]
+        if len(same) == 1 and len([x for x in left if (x.directory, library_stem(x.name)) == key]) == 1:
+            why = _why_same_library(b, same[0])
+            out.append(Rename(b.path, same[0].path, why))
             left.remove(b)
             right.remove(same[0])
     for b in list(left):
@@ -194,25 +301,29 @@ def _match_renames(removed: list[Binary], added: list[Binary]) -> list[Rename]:
             out.append(Rename(b.path, same[0].path, f"same exports ({len(ex)})"))
             left.remove(b)
             right.remove(same[0])
-    # last, the same module in the same directory under another platform's name
-    # (_simd.cpython-311-darwin.so / _simd.cpython-311-x86_64-linux-gnu.so, libfoo.dylib / libfoo.so)
-    for b in list(left):
-        same = [a for a in right if _module(a) == _module(b)]
-        if len(same) == 1 and len([x for x in left if _module(x) == _module(b)]) == 1:
-            out.append(Rename(b.path, same[0].path, "same module name"))
-            left.remove(b)
-            right.remove(same[0])
     return out
 
 
-def _module(b: Binary) -> tuple[str, str]:
-    """(directory, file name up to the first dot): the module a platform-specific name builds."""
-    return b.directory, b.name.split(".", 1)[0]
+def _base(path: str) -> str:
+    return path.rsplit("/", 1)[-1]
 
 
-def _library_change(old: Binary, new: Binary) -> LibraryChange:
+def _follows(old_ref: str, new_ref: str, renamed: dict[str, str]) -> bool:
+    """Whether ``new_ref`` (an identity or a dependency) is ``old_ref`` with the file name of a
+    renamed library swapped for its new one (``libXau-154567c4.so.6.0.0`` →
+    ``libXau-9a8b7c6d.so.6.0.0``, ``@loader_path/libz.1.3.1.dylib`` → ``…/libz.1.3.1.zlib-ng.dylib``)."""
+    base = _base(old_ref)
+    new_base = renamed.get(base)
+    return new_base is not None and old_ref[: len(old_ref) - len(base)] + new_base == new_ref
+
+
+def _library_change(old: Binary, new: Binary, renamed: dict[str, str] | None = None) -> LibraryChange:
+    """What changed in one library; ``renamed`` (old file name → new, of every renamed library)
+    keeps an identity or a dependency that only follows a rename out of the changes."""
+    renamed = renamed or {}
     ch = LibraryChange(path=new.path, old_path=old.path, size_old=old.size, size_new=new.size)
-    if old.identity != new.identity:
+    if old.identity != new.identity and not (old.identity and new.identity
+                                             and _follows(old.identity, new.identity, renamed)):
         ch.identity = (old.identity, new.identity)
     if old.archs != new.archs:
         ch.archs = (list(old.archs), list(new.archs))
@@ -220,6 +331,11 @@ def _library_change(old: Binary, new: Binary) -> LibraryChange:
     od, nd = old.dependencies, new.dependencies
     ch.deps_added = [d for d in nd if d not in od]
     ch.deps_removed = [d for d in od if d not in nd]
+    followed = [(o, n) for o in ch.deps_removed for n in ch.deps_added if _follows(o, n, renamed)]
+    for o, n in followed:
+        if o in ch.deps_removed and n in ch.deps_added:
+            ch.deps_removed.remove(o)
+            ch.deps_added.remove(n)
     orp, nrp = old.rpaths, new.rpaths
     ch.rpaths_added = [r for r in nrp if r not in orp]
     ch.rpaths_removed = [r for r in orp if r not in nrp]
@@ -245,6 +361,8 @@ def _carried(wheel: Wheel) -> dict[str, dict[str, str]]:
         names: dict[str, str] = {}
         for sl in b.slices:
             for s in sl.exports:
+                if is_boilerplate(s.name, s.version):
+                    continue  # _init, _edata, version nodes: every library of a kind has them
                 k = "weak" if s.weak else "strong"
                 prev = names.get(s.demangled)
                 if prev is None or rank[k] > rank[prev]:
@@ -311,7 +429,7 @@ def _owners(carriers: dict[str, set[str]]) -> tuple[list[str], str]:
 def _data_files(w: Wheel) -> set[str]:
     native = {b.path for b in w.libraries}
     return {f for f in w.files
-            if f not in native and ".dist-info/" not in f and not f.endswith(_NOT_DATA) and "/__pycache__/" not in f}
+            if f not in native and ".dist-info/" not in f and not f.endswith(NOT_DATA_SUFFIXES) and "/__pycache__/" not in f}
 
 
 def diff_wheels(old: Wheel, new: Wheel) -> WheelDiff:
@@ -328,8 +446,9 @@ def diff_wheels(old: Wheel, new: Wheel) -> WheelDiff:
     d.added = [b for b in added if b.path not in came]
     pairs = [(old_libs[p], new_libs[p]) for p in sorted(old_libs) if p in new_libs]
     pairs += [(old_libs[r.old], new_libs[r.new]) for r in d.renamed]
+    renamed_names = {_base(r.old): _base(r.new) for r in d.renamed}
     for o, n in pairs:
-        ch = _library_change(o, n)
+        ch = _library_change(o, n, renamed_names)
         if ch.changed:
             d.changed.append(ch)
         else:
@@ -462,7 +581,12 @@ def render_text(d: WheelDiff, out: TextIO, color: bool = False, limit: int | Non
         section("Libraries")
         lines = [f"  removed  {b.path}  ({_size(b.size)})" for b in d.removed]
         lines += [f"  added    {b.path}  ({_size(b.size)})" for b in d.added]
-        lines += [f"  renamed  {r.old}\n        →  {r.new}  ({r.why})" for r in d.renamed]
+        for r in d.renamed:
+            one = f"  renamed  {r.old} → {_base(r.new)}  ({r.why})"
+            if r.old.rsplit("/", 1)[0] == r.new.rsplit("/", 1)[0] and "/" in r.old and len(one) <= width:
+                lines.append(one)  # same directory: the new file name is enough
+            else:
+                lines.append(f"  renamed  {r.old}\n        →  {r.new}  ({r.why})")
         shown, rest = cut(lines)
         for line in shown:
             out.write(line + "\n")

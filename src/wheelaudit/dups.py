@@ -3,7 +3,11 @@
 A release engineer writing ``[[component]]`` rows wants to know which code ships twice. This
 module finds every exported definition (demangled) that more than one library of a wheel defines,
 and groups them by namespace or prefix (:func:`namespace_key`): for C++ the first two ``::``
-levels (``mlx::core``), for C the prefix up to the first ``_`` (``xnn_``, ``pthreadpool_``).
+levels (``mlx::core``), for C the prefix up to the first ``_`` (``xnn_``, ``pthreadpool_``), the
+first word of a camelCase name (``deflateInit_`` -> ``deflate*``, ``SharpYuvConvert`` ->
+``Sharp*``), and Fortran names (lower case, one trailing ``_``: ``dgemm_``) together. Names every
+binary of its kind carries by construction (:func:`is_boilerplate`: ``_init``, ``_edata``,
+``__bss_start``, ELF version nodes, ``PyInit_<module>``) are never duplicates.
 
 Strong and weak duplicates are kept apart. A symbol defined *strongly* by two or more libraries is
 a second copy of code (two registries, two thread pools); a symbol that all but at most one of its
@@ -81,20 +85,77 @@ def _qualified_parts(name: str, limit: int) -> list[str]:
     return parts
 
 
-#: key for Fortran-style names whose only ``_`` is the trailing one (``sgemm_``, ``caxpy_``)
+#: key for Fortran names: lower case and digits with one trailing ``_`` (``sgemm_``, ``caxpy_``)
 FORTRAN = "*_ (Fortran)"
 
+# --------------------------------------------------------------------------------------------
+# Boilerplate: names a binary carries because a linker or an interpreter put them there
 
-def c_prefix(name: str) -> str:
-    """``xnn_create_runtime_v4`` → ``xnn_``; ``__cxa_throw`` → ``__cxa_``; ``main`` → ``(no prefix)``;
-    ``sgemm_`` (a Fortran name: its only ``_`` ends it) → ``*_ (Fortran)``."""
+#: symbols the static linker or the C runtime's start files define in every image that has them
+#: (``_init``/``_fini`` in every manylinux2014 and musllinux library, ``_edata``/``_end``/
+#: ``__bss_start`` where GNU ld exports them, Mach-O's ``__mh_*_header`` less its underscore).
+#: The ``_ITM_*``, ``__gmon_start__`` and ``__cxa_finalize`` of crtstuff are weak *imports* in
+#: real wheels; they are listed so that a binary that does define them is no exception.
+LINKER_SYMBOLS = frozenset({
+    "_init", "_fini", "_edata", "_end", "__bss_start", "__dso_handle", "_GLOBAL_OFFSET_TABLE_",
+    "_DYNAMIC", "__data_start", "data_start", "_IO_stdin_used", "__TMC_END__", "__gmon_start__",
+    "__cxa_finalize", "_PROCEDURE_LINKAGE_TABLE_", "__ehdr_start", "__executable_start",
+    "__init_array_start", "__init_array_end", "__fini_array_start", "__fini_array_end",
+    "__preinit_array_start", "__preinit_array_end", "__GNU_EH_FRAME_HDR",
+    "_mh_dylib_header", "_mh_bundle_header", "_mh_execute_header", "_dyld_private",
+})
+LINKER_PREFIXES = ("__libc_csu_", "_ITM_", "__x86.get_pc_thunk.")
+
+
+def is_boilerplate(name: str, version: str | None = None) -> bool:
+    """Whether a defined symbol says nothing about which code a binary carries: linker and C
+    runtime symbols (:data:`LINKER_SYMBOLS`), an ELF version node (a symbol named after the
+    version that defines it: ``GFORTRAN_8``, ``LIBTIFF_4.0``, ``QUADMATH_1.0``), or an extension
+    module's init function (``PyInit_<module>``: each module exports its own, and two modules of
+    one name in different packages are not one copy of code twice)."""
+    return (name in LINKER_SYMBOLS or name.startswith(LINKER_PREFIXES) or name.startswith("PyInit_")
+            or (version is not None and name == version))
+
+
+def _is_fortran(name: str) -> bool:
+    """``dgemm_``, ``sgesv_``, ``fpback_``: lower case letters and digits, one trailing ``_``."""
+    body = name[:-1]
+    return name.endswith("_") and body[:1].isalpha() and body.isascii() and body.isalnum() and body == body.lower()
+
+
+def _camel_word(name: str) -> str | None:
+    """The first word of a camelCase or PascalCase C name (no ``_`` but a trailing one):
+    ``deflateInit_`` → ``deflate``, ``ImagingSectionEnter`` → ``Imaging``, ``XMLParseFile`` →
+    ``XML``; None for a name without a lower-to-upper case step (``MODES``, ``deflate``)."""
+    body = name[:-1] if name.endswith("_") else name
+    if not body.isascii() or not body.isalnum() or not body[:1].isalpha():
+        return None
+    for i in range(1, len(body)):
+        if body[i].isupper() and body[i - 1].islower():
+            return body[:i]  # deflate|Init, Imaging|Section
+        if body[i].islower() and body[i - 1].isupper() and i >= 2 and body[i - 2].isupper():
+            return body[:i - 1]  # XML|Parse
+    return None
+
+
+def c_prefix(name: str, words: bool = True) -> str:
+    """The group of a C name: ``xnn_create_runtime_v4`` → ``xnn_``; ``__cxa_throw`` → ``__cxa_``;
+    ``sgemm_`` (Fortran: lower case, its only ``_`` ends it) → ``*_ (Fortran)``; a camelCase name
+    → its first word and ``*`` (``deflateInit_`` → ``deflate*``, ``SharpYuvConvert`` → ``Sharp*``);
+    ``main``, ``MODES`` → ``(no prefix)``. Without ``words`` (the leaf of a C++ name) only a
+    ``_`` prefix counts."""
     lead = len(name) - len(name.lstrip("_"))
     cut = name.find("_", lead)
-    if cut <= lead:
+    if 0 < cut - lead and cut < len(name) - 1:
+        return name[: cut + 1]
+    if not words:
         return NO_PREFIX
-    if cut == len(name) - 1:
+    if lead == 0 and _is_fortran(name):
         return FORTRAN
-    return name[: cut + 1]
+    word = _camel_word(name[lead:])
+    if word is not None:
+        return name[:lead] + word + "*"
+    return NO_PREFIX
 
 
 def strip_templates(text: str) -> str:
@@ -162,7 +223,9 @@ def namespace_key(name: str, depth: int = 2) -> str:
     if scopes:
         return "::".join(strip_templates(p) for p in scopes[:depth])
     leaf = parts[-1] if parts else name
-    return c_prefix(leaf or name)
+    # camelCase and Fortran readings hold for a plain C identifier, not for the leaf of a C++
+    # name (``getMachineByteOrder()::endian_check``, ``foo(int)``)
+    return c_prefix(leaf or name, words=leaf == name)
 
 
 def common_scope(names: Iterable[str]) -> str | None:
@@ -185,9 +248,21 @@ def common_scope(names: Iterable[str]) -> str | None:
     return "::".join(common) if common else None
 
 
+def word_prefix(names: Sequence[str]) -> str:
+    """The longest common prefix of ``names`` that does not end inside a word: ``SharpYuvConvert``
+    and ``SharpYuvComputeConversionMatrix`` → ``SharpYuv`` (not ``SharpYuvCo``)."""
+    import os.path
+
+    p = os.path.commonprefix(list(names))
+    while p and not all(len(n) == len(p) or not n[len(p)].islower() for n in names):
+        p = p[:-1]
+    return p
+
+
 def sentinel_pattern(names: Sequence[str], key: str) -> str:
     """A ``symbols`` entry covering ``names``: ``<deepest common scope>::*``, else ``<prefix>*`` for
-    a C prefix, else the first name itself (names without a common prefix)."""
+    a C prefix, ``<common words>*`` for camelCase names (``ImagingSection*``), else the first
+    name itself (names without a common prefix)."""
     scope = common_scope(names)
     if scope:
         return f"{scope}::*"
@@ -195,6 +270,10 @@ def sentinel_pattern(names: Sequence[str], key: str) -> str:
         return f"{key}::*"
     if key.endswith("_") and key not in (NO_PREFIX, FORTRAN):
         return f"{key}*"
+    if len(names) > 1:
+        common = word_prefix(names)
+        if len(common) >= 3 and common.strip("_"):
+            return f"{common}*"
     return min(names) if names else key
 
 
@@ -211,10 +290,13 @@ class Definition:
 
 
 def library_definitions(b: Binary) -> dict[str, bool]:
-    """Demangled exported names of ``b`` → weak (True only when every definition is weak)."""
+    """Demangled exported names of ``b`` → weak (True only when every definition is weak),
+    boilerplate (:func:`is_boilerplate`) left out."""
     out: dict[str, bool] = {}
     for sl in b.slices:
         for s in sl.exports:
+            if is_boilerplate(s.name, s.version):
+                continue
             prev = out.get(s.demangled)
             out[s.demangled] = s.weak if prev is None else (prev and s.weak)
     return out
@@ -310,8 +392,11 @@ def find_duplicates(wheels: Wheel | Sequence[Wheel], *, min_count: int = 1, dept
     ``wheels`` is one wheel, or several taken as one install. Groups under one top-level C++
     namespace that are duplicated between the very same libraries are merged (``inmemoryfs::A``
     and ``inmemoryfs::B`` → ``inmemoryfs``): one static archive linked twice, one candidate
-    component. Strong groups come first, then weak ones; within each, the groups with the most
-    extra copies first. ``min_count`` drops groups with fewer duplicated symbols.
+    component. So are C names without a ``_`` prefix (camelCase words, single words)
+    duplicated between the very same libraries (``MODES``, ``findModeID`` and
+    ``getModeData`` of one object file linked into four modules). Strong groups come first,
+    then weak ones; within each, the groups with the most extra copies first. ``min_count``
+    drops groups with fewer duplicated symbols.
     """
     ws = [wheels] if isinstance(wheels, Wheel) else list(wheels)
     buckets: dict[tuple[str, Strength], list[DupSymbol]] = {}
@@ -356,7 +441,29 @@ def _merge_same_libraries(buckets: dict[tuple[str, Strength], list[DupSymbol]]) 
         for k in keys:
             merged += out.pop((k, strength))
         out.setdefault((top, strength), []).extend(merged)
+    # C names with no prefix of their own (camelCase words, single words) that are duplicated
+    # between the very same libraries: one object file linked twice. Fortran names stay a
+    # group of their own (another language's objects).
+    loose: dict[tuple[Strength, frozenset[str]], list[tuple[str, DupSymbol]]] = {}
+    for (key, strength) in [k for k in out if _is_loose(k[0])]:
+        for sym in out.pop((key, strength)):
+            libs = frozenset(d.path for d in sym.definers)
+            loose.setdefault((strength, libs), []).append((key, sym))
+    for (strength, _libs), members in loose.items():
+        keys = {k for k, _ in members}
+        syms = [sym for _, sym in members]
+        if len(keys) == 1:
+            (key,) = keys
+        else:
+            common = word_prefix([sym.name for sym in syms])
+            key = f"{common}*" if len(common) >= 3 and common.strip("_") else NO_PREFIX
+        out.setdefault((key, strength), []).extend(syms)
     return out
+
+
+def _is_loose(key: str) -> bool:
+    """A C key that is no prefix a library chose (``xnn_``): a camelCase word, or none."""
+    return key == NO_PREFIX or (key.endswith("*") and "::" not in key)
 
 
 def _is_cxx_key(key: str, syms: list[DupSymbol]) -> bool:

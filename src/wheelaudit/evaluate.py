@@ -15,10 +15,11 @@ from dataclasses import dataclass, field
 from .conditions import Condition, WheelTraits
 from .facts import Binary, Slice, Symbol
 from .findings import Finding, examples
-from .globs import Glob, SymbolPattern
+from .globs import Glob, SymbolPattern, matches_list
 from .index import Interest, NameIndex, SymbolIndex
 from .symbols import SymbolTable
 from .linkage import check_linkage
+from .checks.abi import check_abi
 from .ruleset import BinaryRule, ComponentRule, FileRule, LibrariesRule, Ruleset, Waiver
 from .scan import Wheel
 
@@ -62,6 +63,18 @@ class Context:
         if idx is None:
             idx = self._imports[b.path] = NameIndex(n for s in b.slices for n in s.imports)
         return idx
+
+    def resolved(self, b: Binary) -> set[str]:
+        """The paths inside the wheel that ``b``'s dependencies resolve to (any slice), as the
+        loader resolves them (:func:`wheelaudit.linkage.resolve_wheel`)."""
+        if not hasattr(self, "_resolved"):
+            from .linkage import resolve_wheel
+
+            rule = self.ruleset.linkage if self.ruleset is not None else None
+            table = resolve_wheel(self.wheel, rule)
+            self._resolved = {path: {r.path for rs in per_arch.values() for r in rs if r.status == "inside" and r.path}
+                              for path, per_arch in table.items()}
+        return self._resolved.get(b.path, set())
 
     def applies(self, when: Condition | None) -> bool:
         return when is None or when.holds(self.traits)
@@ -474,6 +487,15 @@ def check_binary(ctx: Context, rule: BinaryRule) -> list[Finding]:
             if bad:
                 out.append(Finding("WA403", f"{b.path} depends on {', '.join(bad)}, which it must not ({g.pattern})",
                                    subject=rule.name, paths=[b.path], rule=rid))
+        if rule.must_need_all:
+            wanted = [x.path for x in ctx.wheel.libraries if x is not b and matches_list(rule.must_need_all, [x.path])]
+            have = ctx.resolved(b)
+            missing = [p for p in wanted if p not in have]
+            if missing:
+                out.append(Finding(
+                    "WA403", f"{b.path} does not depend on {examples(missing, 6)}, which it must (must-need-all "
+                    f"{', '.join(g.pattern for g in rule.must_need_all)}); a library nothing loads is never "
+                    "registered", subject=rule.name, paths=[b.path] + missing, rule=rid))
     return out
 
 
@@ -485,6 +507,13 @@ def _component(ctx: Context, name: str) -> ComponentRule | None:
 
 # --------------------------------------------------------------------------------------------
 # Waivers
+
+
+def _broad(w: Waiver) -> bool:
+    """A waiver that matches whatever the finding's subject and paths are."""
+    def everything(g) -> bool:
+        return g is None or g.pattern.strip("*/") == ""
+    return everything(w.target) and everything(w.path)
 
 
 def apply_waivers(findings: list[Finding], waivers: list[Waiver], today: _dt.date | None = None,
@@ -502,12 +531,17 @@ def apply_waivers(findings: list[Finding], waivers: list[Waiver], today: _dt.dat
             extra.append(Finding("WA004", f"waiver for {w.code}" + (f" on {w.target.pattern}" if w.target else "")
                                  + f" lapsed on {w.until.isoformat()} ({w.reason})", subject=w.code, rule="waivers"))
             continue
-        used = False
+        used = 0
         for f in findings:
             if f.waived or not w.covers(f.code, f.subject, f.paths, f.symbols):
                 continue
             f.waived_by = w.reason
-            used = True
+            used += 1
+        if used and _broad(w):
+            # a waiver that accepts every finding of its code also accepts the next, unrelated one
+            extra.append(Finding("WA004", f"waiver for {w.code} names no subject or path (or only '*'): it accepts "
+                                 f"every {w.code} finding, {used} now and any new one; give it a target or path",
+                                 subject=w.code, rule="waivers"))
         if not used:
             extra.append(Finding("WA004", f"waiver for {w.code}" + (f" on {w.target.pattern}" if w.target else "")
                                  + (f" at {w.path.pattern}" if w.path else "") + " matched no finding; remove it or fix its target",
@@ -536,6 +570,11 @@ def evaluate(wheel: Wheel, ruleset: Ruleset | None, *, today: _dt.date | None = 
         for br in ruleset.binaries:
             findings += check_binary(ctx, br)
     findings += check_linkage(wheel, ruleset.linkage if ruleset is not None else None)
+    if wheel.surface is not None or (ruleset is not None and any(c.cmake_target for c in ruleset.components)):
+        from .checks.consumer import evaluate_consumer
+
+        findings += evaluate_consumer(wheel, ruleset)
+    findings += check_abi(wheel)  # WA6xx: on by default
     if ruleset is not None:
         findings = apply_waivers(findings, ruleset.waivers, today, wheel.traits)
     return findings

@@ -24,10 +24,15 @@ class Finding:
     symbols: list[str] = field(default_factory=list)
     rule: str = ""  # id of the rule that produced it ("component:backend_mlx", "names", ...)
     waived_by: str | None = None  # the waiver's reason when a [[waive]] accepted it
+    #: the severity when it is not the code's default: a check that grades its case (WA502), or a
+    #: `severity` override of the rules, `[tool.wheelaudit]` or the command line
+    severity_override: Severity | None = None
+    #: what to do about it, in one line (default: the code's ``fix`` in the registry)
+    hint: str = ""
 
     @property
     def severity(self) -> Severity:
-        return CODES[self.code].severity
+        return self.severity_override or CODES[self.code].severity
 
     @property
     def waived(self) -> bool:
@@ -41,6 +46,7 @@ class Finding:
             "subject": self.subject,
             "paths": list(self.paths),
             "symbols": list(self.symbols),
+            "hint": self.hint or CODES[self.code].fix,
         }
         if self.rule:
             data["rule"] = self.rule

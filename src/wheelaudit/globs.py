@@ -635,3 +635,45 @@ class SymbolPattern:
 
     def __reduce__(self):
         return (SymbolPattern, (self.entry,))
+
+
+class NotGlob:
+    """``!pattern`` in a list of globs: what the rest of the pattern does not match. ``match``
+    is the inner glob's; the list it stands in decides (:func:`matches_list`)."""
+
+    __slots__ = ("inner",)
+    negated = True
+
+    def __init__(self, inner: Glob) -> None:
+        self.inner = inner
+
+    @property
+    def pattern(self) -> str:
+        return "!" + self.inner.pattern
+
+    @property
+    def is_literal(self) -> bool:
+        return False
+
+    def match(self, value: str) -> bool:
+        return self.inner.match(value)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, NotGlob) and other.inner == self.inner
+
+    def __hash__(self) -> int:
+        return hash(("!", self.inner))
+
+    def __repr__(self) -> str:
+        return f"NotGlob({self.inner!r})"
+
+
+def matches_list(globs, values) -> bool:
+    """A list of globs, some negated with ``!``, against a set of values: some positive glob
+    matches some value (or there is no positive glob), and no negated one matches any value."""
+    values = tuple(values)
+    pos = [g for g in globs if not getattr(g, "negated", False)]
+    neg = [g for g in globs if getattr(g, "negated", False)]
+    if pos and not any(g.match(v) for g in pos for v in values):
+        return False
+    return not any(g.match(v) for g in neg for v in values)

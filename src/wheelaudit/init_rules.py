@@ -4,16 +4,23 @@
 that hold of it, each with a ``#`` comment saying how it was inferred:
 
 ``[libraries]``
-    ``scope``: the directories that ship native code; ``expected``: the exact file names there
-    (shared libraries as ``{so,dylib}`` alternatives, so one entry serves Linux and macOS);
+    ``scope``: the directories that ship native code; ``expected``: the file names there, less
+    what the next build changes: a repair tool's hash and a version suffix become globs
+    (``libXau-154567c4.so.6.0.0`` → ``libXau-*.so*``, ``libfoo.so.1.2.3`` → ``libfoo.so*``,
+    :func:`wheelaudit.diff.name_glob_parts`), unversioned shared libraries ``{so,dylib}``
+    alternatives, so one entry serves Linux and macOS;
     ``identity = "filename"`` when every shared library's SONAME / install name already equals
     its file name, else ``"off"`` with the ones that differ named.
 ``[[component]]``
     one per namespace or prefix (:func:`wheelaudit.dups.namespace_key`, refined a level where
-    several libraries share a namespace) that exactly one library defines with strong exports:
-    a few of those exports, unique to that library, are the sentinels (``strong-only``), the
-    library is the owner. Strong duplicates (``wheelaudit dups``) are not proposed; they are
-    listed in comments to decide on.
+    several libraries share a namespace) that exactly one library defines with strong exports
+    and that looks like a component: a C++ namespace (``mlx::core``,
+    ``executorch::backends::xnnpack``), or a C prefix of a few letters that many exports share
+    (``pthreadpool_``, ``raqm_``), never a short word (``abs_``, ``div_``, ``uv_``) or a private
+    ``_`` name. A few of those exports, unique to that library, are the sentinels
+    (``strong-only``), the library is the owner. A shared library none of whose namespaces
+    qualifies gets one component named after it (hash and version left out). Strong
+    duplicates (``wheelaudit dups``) are not proposed; they are listed in comments to decide on.
 ``[[file]]``
     data files that sit beside native libraries (``mlx.metallib``), counted; ``beside`` the
     component whose namespace names the file, when exactly one does.
@@ -32,6 +39,7 @@ import json
 from collections.abc import Iterable
 
 from . import __version__
+from .diff import NOT_DATA_SUFFIXES, glob_escape, library_stem, name_glob_parts
 from .dups import FORTRAN, NO_PREFIX, _qualified_parts, find_duplicates, library_definitions, namespace_key
 from .facts import Binary
 from .globs import SymbolPattern
@@ -39,8 +47,11 @@ from .scan import Wheel
 
 #: sentinels per component
 SENTINELS = 3
-#: strong exports a C prefix (``xnn_``) needs before it is proposed as a component
-MIN_C_PREFIX = 2
+#: strong exports a C prefix (``pthreadpool_``) or camelCase word needs before it is proposed
+#: as a component, and the letters it needs (``abs_``, ``div_``, ``uv_``, ``hb_`` are too short to
+#: tell a component from a word)
+MIN_C_PREFIX = 8
+MIN_C_PREFIX_LETTERS = 4
 #: components proposed per library, and in all
 PER_LIBRARY = 3
 MAX_COMPONENTS = 40
@@ -48,9 +59,6 @@ MAX_COMPONENTS = 40
 _NEVER = ("std", "__gnu_cxx", "__cxxabiv1", "__cxx", "PyInit_", "__gxx_", "__cxa_", "_", NO_PREFIX, FORTRAN)
 #: shared libraries another distribution provides, by file-name glob
 KNOWN_PROVIDERS = {"torch": ("libtorch*", "libc10*", "libshm*")}
-_DATA_SKIP = (".py", ".pyi", ".pyc", ".pyx", ".pxd", ".typed", ".h", ".hpp", ".hh", ".c", ".cc", ".cpp",
-              ".txt", ".md", ".rst", ".cfg", ".toml", ".yaml", ".yml", ".json", ".ini")
-_GLOB_SPECIAL = "\\*?[]{},"
 
 
 def _q(s: str) -> str:
@@ -58,9 +66,7 @@ def _q(s: str) -> str:
     return json.dumps(s, ensure_ascii=False)
 
 
-def _esc(name: str) -> str:
-    """A literal file name inside a glob (``[``, ``{``, ``*``, ... escaped)."""
-    return "".join("\\" + c if c in _GLOB_SPECIAL else c for c in name)
+_esc = glob_escape
 
 
 def _dir(path: str) -> str:
@@ -75,6 +81,9 @@ def _is_shlib(name: str) -> bool:
 def _owner_glob(b: Binary) -> str:
     d = _dir(b.path)
     prefix = f"{_esc(d)}/" if d else ""
+    parts = name_glob_parts(b.name)
+    if parts is not None:  # libXau-*.so*: the next build's hash and version match too
+        return prefix + parts[0] + parts[1]
     if _is_shlib(b.name):
         return f"{prefix}{_esc(b.name.rsplit('.', 1)[0])}.*"
     return prefix + _esc(b.name)
@@ -156,6 +165,20 @@ def _never(key: str) -> bool:
     return key in _NEVER or top in _NEVER or key.startswith("__") or top.startswith("__")
 
 
+def _component_like(key: str, names: list[str]) -> bool:
+    """Whether a namespace or prefix names a component rather than a word: a C++ namespace,
+    or a C prefix / camelCase word of :data:`MIN_C_PREFIX_LETTERS` letters or more that
+    :data:`MIN_C_PREFIX` exports share and that is not private (``_decoder_``)."""
+    if _never(key):
+        return False
+    if "::" in key or any("::" in n for n in names):
+        return True
+    if key.startswith("_") or not key.endswith(("_", "*")):
+        return False
+    word = key.rstrip("_*")
+    return len(word) >= MIN_C_PREFIX_LETTERS and len(names) >= MIN_C_PREFIX
+
+
 class _Others:
     """Every definition (strong exports and local symbols) of the libraries other than one."""
 
@@ -235,23 +258,31 @@ def starter_ruleset(wheel: Wheel) -> str:
         by_dir: dict[str, list[Binary]] = {}
         for b in libs:
             by_dir.setdefault(_dir(b.path), []).append(b)
-        w("# Names: every native binary of these directories must have one of the names it ships with now.")
+        w("# Names: every native binary of these directories must have one of the names it ships with now")
+        w("# (less a repair tool's hash and the version suffix, which the next build changes).")
         w("[libraries]")
         scope = [f"{_esc(d)}/*" if d else "*" for d in sorted(by_dir)]
         w(f"# inferred: the {len(by_dir)} director{'y' if len(by_dir) == 1 else 'ies'} holding the wheel's "
           f"{len(libs)} native binar{'y' if len(libs) == 1 else 'ies'}")
         w("scope = [" + ", ".join(_q(s) for s in scope) + "]")
-        w("# inferred: the exact file names shipped; lib*.so / lib*.dylib as {so,dylib} so that one entry serves")
-        w("# Linux and macOS")
+        w("# inferred: the file names shipped; lib*.so / lib*.dylib as {so,dylib} so that one entry serves")
+        w("# Linux and macOS; libfoo-<hash>.so.1.2 as libfoo-*.so*, libfoo.so.1.2 as libfoo.so*")
         w("expected = [")
         for d in sorted(by_dir):
             prefix = f"{_esc(d)}/" if d else ""
-            shlibs = sorted(b.name.rsplit(".", 1)[0] for b in by_dir[d] if _is_shlib(b.name))
-            others = sorted(b.name for b in by_dir[d] if not _is_shlib(b.name))
-            for chunk in _chunks(shlibs, 40):
-                w(f"    {_q(prefix + _alternatives([_esc(s) for s in chunk]) + '.{so,dylib}')},")
-            for chunk in _chunks(others, 40):
-                w(f"    {_q(prefix + _alternatives([_esc(s) for s in chunk]))},")
+            # names by their tail: "" (exact), ".{so,dylib}", "-*.so*", ".so*", "{,.*}.dylib", "-*.dll"
+            by_tail: dict[str, set[str]] = {}
+            for b in by_dir[d]:
+                parts = name_glob_parts(b.name)
+                if parts is not None:
+                    by_tail.setdefault(parts[1], set()).add(parts[0])
+                elif _is_shlib(b.name):
+                    by_tail.setdefault(".{so,dylib}", set()).add(_esc(b.name.rsplit(".", 1)[0]))
+                else:
+                    by_tail.setdefault("", set()).add(_esc(b.name))
+            for tail in sorted(by_tail, key=lambda t: (t == "", t)):
+                for chunk in _chunks(sorted(by_tail[tail]), 40):
+                    w(f"    {_q(prefix + _alternatives(chunk) + tail)},")
         w("]")
         problems = [(b.path, p) for b in libs if (p := _identity_problem(b))]
         shared = sum(1 for b in libs if b.ok and b.kind == "shared")
@@ -277,11 +308,11 @@ def starter_ruleset(wheel: Wheel) -> str:
     by_path = {b.path: b for b in libs}
     candidates: list[tuple[str, str, list[str]]] = []
     for key, per in keys.items():
-        if len(per) != 1 or _never(key):
+        if len(per) != 1:
             continue
         (path, names), = per.items()
-        if "::" not in key and not any("::" in n for n in names) and len(names) < MIN_C_PREFIX:
-            continue  # one C function sharing a word with nothing else is not a component
+        if not _component_like(key, names):
+            continue  # a word a few C functions share (abs_F, abs_I) is not a component
         candidates.append((path, key, names))
     per_lib: dict[str, list[tuple[str, list[str]]]] = {}
     for path, key, names in sorted(candidates, key=lambda c: (c[0], -len(c[2]), c[1])):
@@ -308,8 +339,9 @@ def starter_ruleset(wheel: Wheel) -> str:
             shown += 1
             w("")
             w("[[component]]")
-            w(f"# inferred: {len(names)} strong export{'s' if len(names) != 1 else ''} in {key}"
-              f"{'*' if key.endswith('_') else '::*'} defined only by {path}")
+            shown_key = key + ("*" if key.endswith("_") else "" if key.endswith("*") else "::*")
+            w(f"# inferred: {len(names)} strong export{'s' if len(names) != 1 else ''} in {shown_key}"
+              f" defined only by {path}")
             w(f"name = {_q(name)}")
             w("symbols = [" + ", ".join(_q(s) for s in sentinels) + "]")
             w("strong-only = true")
@@ -320,15 +352,19 @@ def starter_ruleset(wheel: Wheel) -> str:
                 w("required = true")
     # libraries whose namespaces are all shared (kernels registering into one namespace): a
     # component named after the library, with exports only it defines
+    # (not for a Python extension module: it is imported by path, and what it exports beyond
+    # PyInit_ is an accident of its build, not a component)
+    from .evaluate import is_python_extension
+
     owning = {c[2] for c in components}
     for b in libs:
-        if b.path in owning or not b.ok or len(components) >= MAX_COMPONENTS:
+        if b.path in owning or not b.ok or len(components) >= MAX_COMPONENTS or is_python_extension(b):
             continue
         names = [n for n in _strong_names(b) if not _never(namespace_key(n, 2))]
         sentinels = _sentinels(names, b.path, others)
         if not sentinels:
             continue
-        stem = b.name.split(".", 1)[0]
+        stem = library_stem(b.name)  # libharfbuzz, not libharfbuzz-fb49c9fc
         name = _component_name(stem, taken)
         components.append((name, stem, b.path))
         w("")
@@ -362,7 +398,7 @@ def starter_ruleset(wheel: Wheel) -> str:
     lib_dirs = {_dir(b.path) for b in libs}
     data: dict[str, list[str]] = {}
     for f in wheel.files:
-        if f in native or ".dist-info/" in f or f.endswith(_DATA_SKIP) or "/__pycache__/" in f:
+        if f in native or ".dist-info/" in f or f.endswith(NOT_DATA_SUFFIXES) or "/__pycache__/" in f:
             continue
         if _dir(f) in lib_dirs:
             data.setdefault(f.rsplit("/", 1)[-1], []).append(f)

@@ -23,10 +23,12 @@ import datetime as _dt
 import os
 import re
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Union
+from typing import Any, Literal, TypeVar, Union
+
+T = TypeVar("T")
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -35,8 +37,8 @@ else:  # pragma: no cover - exercised on 3.10 only
 
 from .conditions import CONDITION_KEYS, KNOWN_OS, Condition, WheelTraits
 from .findings import CODES
-from .model.codes import CodeError, parse_code, parse_selector
-from .globs import Glob, GlobError, SymbolPattern
+from .model.codes import CodeError, parse_code, parse_selector, parse_severities
+from .globs import Glob, GlobError, NotGlob, SymbolPattern
 
 __all__ = [
     "RulesError",
@@ -126,6 +128,37 @@ class RulesError(Exception):
         )
 
 
+class RulesErrors(RulesError):
+    """Several problems of one rules file (or ``[tool.wheelaudit]`` table), all reported at once.
+    ``problems`` are the single :class:`RulesError` s in file order; the attributes of the first
+    are this error's own, and ``str()`` gives one line per problem."""
+
+    def __init__(self, problems: Sequence[RulesError]) -> None:
+        self.problems = sorted(problems, key=lambda e: (e.line is None, e.line or 0))
+        first = self.problems[0]
+        super().__init__(first.message, source=first.source, line=first.line, key=first.key,
+                         context=first.context, leaf=first.leaf, column=first.column)
+
+    def __str__(self) -> str:
+        return "\n".join(RulesError.__str__(p) for p in getattr(self, "problems", ())) or super().__str__()
+
+    def __reduce__(self):
+        return (RulesErrors, (self.problems,))
+
+
+def raise_all(problems: Sequence[RulesError]) -> None:
+    """Raise ``problems`` (none: nothing), one as itself, several as :class:`RulesErrors`."""
+    flat: list[RulesError] = []
+    for p in problems:
+        for one in (p.problems if isinstance(p, RulesErrors) else [p]):
+            if all(str(one) != str(q) for q in flat):  # (a table parsed again names its unknown keys again)
+                flat.append(one)
+    if len(flat) == 1:
+        raise flat[0]
+    if flat:
+        raise RulesErrors(flat)
+
+
 def _rebuild_error(message, source, line, key, context, leaf, column) -> RulesError:
     return RulesError(
         message, source=source, line=line, key=key, context=context, leaf=leaf, column=column
@@ -160,6 +193,8 @@ class ComponentRule:
     required: bool | Condition = True
     exempt: list[Glob] = field(default_factory=list)
     when: Condition | None = None
+    #: the CMake imported target a package config of the wheel must declare for the owner (WA705)
+    cmake_target: str | None = None
     line: int | None = None
     source: str = "<string>"
 
@@ -209,6 +244,8 @@ class BinaryRule:
     must_import: list[SymbolPattern] = field(default_factory=list)
     must_need: list[Glob] = field(default_factory=list)
     must_not_need: list[Glob] = field(default_factory=list)
+    #: wheel-path globs (``!`` excludes): every shipped library they match must be a resolved dependency
+    must_need_all: list[Glob] = field(default_factory=list)
     when: Condition | None = None
     line: int | None = None
     source: str = "<string>"
@@ -223,6 +260,17 @@ class LinkageRule:
     forbid_rpath: list[Glob] = field(default_factory=list)
     allow_rpath: list[Glob] = field(default_factory=list)
     check: bool = True
+    line: int | None = None
+    source: str = "<string>"
+
+
+@dataclass
+class CMakeRule:
+    """``[cmake]``: how a hand-written package config declares its targets (WA705)."""
+
+    config: list[Glob] = field(default_factory=list)
+    declares: re.Pattern[str] | None = None  # named groups: name, library
+    namespace: str = ""
     line: int | None = None
     source: str = "<string>"
 
@@ -275,11 +323,14 @@ class Ruleset:
     files: list[FileRule] = field(default_factory=list)
     binaries: list[BinaryRule] = field(default_factory=list)
     linkage: LinkageRule | None = None
+    cmake: CMakeRule | None = None
     waivers: list[Waiver] = field(default_factory=list)
     #: CLI defaults: codes or prefixes to report only / to drop, and the failing severity.
     select: list[str] | None = None
     ignore: list[str] | None = None
     fail_on: Literal["error", "warning"] | None = None
+    #: severity overrides, per code or family (``severity = {WA502 = "error"}``)
+    severity: dict[str, Literal["error", "warning"]] = field(default_factory=dict)
     source: str = "<string>"
 
     def strings(self) -> list[bytes]:
@@ -669,6 +720,59 @@ class _Ctx:
         self.source = source
         self.prefix = prefix
         self.locator = _Locator(text) if text is not None else None
+        #: problems found so far; validation goes on past each one so that all are reported
+        self.problems: list[RulesError] = []
+
+    def attempt(self, parse: Callable[[], T]) -> T | None:
+        """``parse()``, or None with its problem kept (validation goes on)."""
+        try:
+            return parse()
+        except RulesError as exc:
+            self.problems.append(exc)
+            return None
+
+    def each_key(self, path: KeyPath, item: Any, parse: Callable[[Any], T]) -> T | None:
+        """``parse(item)`` for a table at ``path``, finding every problem of it: a key whose
+        value is wrong is kept as a problem and left out, and the table parsed again without it
+        (its keys are independent), until it parses or a problem is not one key's. None when the
+        table has problems."""
+        if not isinstance(item, dict):
+            return self.attempt(lambda: parse(item))
+        item = dict(item)
+        removed: set[str] = set()
+        own: list[RulesError] = []
+        while True:
+            try:
+                result = parse(item)
+            except RulesError as exc:
+                key = self._key_under(path, exc, list(item) + sorted(removed))
+                if key in removed:  # (the complaint that a key left out is missing)
+                    break
+                own.append(exc)
+                if key is None or key not in item:
+                    break
+                del item[key]
+                removed.add(key)
+                continue
+            if not own:
+                return result
+            break
+        self.problems.extend(own)
+        return None
+
+    def _key_under(self, path: KeyPath, exc: RulesError, keys: Sequence[str]) -> str | None:
+        """The key of the table at ``path`` that ``exc`` is about, if it is about one."""
+        if exc.key is None:
+            return None
+        for k in keys:
+            dotted = _fmt_path(self.prefix + tuple(path) + (k,))
+            if exc.key == dotted or exc.key.startswith(dotted + ".") or exc.key.startswith(dotted + "["):
+                return k
+        return None
+
+    def finish(self) -> None:
+        """Raise every problem found (see :func:`raise_all`)."""
+        raise_all(self.problems)
 
     def line(self, path: KeyPath) -> int | None:
         if self.locator is None:
@@ -711,18 +815,18 @@ class _Ctx:
     ) -> dict[str, Any]:
         if not isinstance(value, dict):
             raise self.error(path, f"expected {what}, got {_describe(value)}")
-        for k in value:
-            if k not in allowed:
-                hint = _suggest(k, allowed)
-                if hint:
-                    msg = f'unknown key (did you mean "{hint}"?)'
-                else:
-                    msg = "unknown key (known keys: " + ", ".join(allowed) + ")"
-                raise self.error(tuple(path) + (k,), msg)
+        unknown = [k for k in value if k not in allowed]
+        for k in unknown:
+            hint = _suggest(k, allowed)
+            if hint:
+                msg = f'unknown key (did you mean "{hint}"?)'
+            else:
+                msg = "unknown key (known keys: " + ", ".join(allowed) + ")"
+            self.problems.append(self.error(tuple(path) + (k,), msg))
         for k in required:
             if k not in value:
                 raise self.error(tuple(path) + (k,), "missing (this key is required)")
-        return value
+        return {k: v for k, v in value.items() if k not in unknown} if unknown else value
 
     def string(self, value: Any, path: KeyPath, *, empty_ok: bool = False) -> str:
         if not isinstance(value, str):
@@ -768,10 +872,17 @@ class _Ctx:
         except GlobError as exc:
             raise self.error(path, exc.message) from None
 
-    def globs(self, value: Any, path: KeyPath, *, cross_slash: bool = False) -> list[Glob]:
+    def globs(self, value: Any, path: KeyPath, *, cross_slash: bool = False, negatable: bool = False) -> list[Glob]:
+        """A glob or a list of globs; with ``negatable`` one that starts with ``!`` matches what
+        the rest does not (a :class:`NotGlob`)."""
         out = []
         for i, pattern in enumerate(self.strings(value, path, "globs")):
             try:
+                if negatable and pattern.startswith("!"):
+                    if not pattern[1:]:
+                        raise GlobError("a lone '!' negates nothing", pattern)
+                    out.append(NotGlob(Glob(pattern[1:], cross_slash=cross_slash)))  # type: ignore[arg-type]
+                    continue
                 out.append(Glob(pattern, cross_slash=cross_slash))
             except GlobError as exc:
                 prefix = f"item {i + 1}: " if isinstance(value, list) else ""
@@ -818,9 +929,9 @@ class _Ctx:
                 # distribution names compare canonically (PEP 503): "mlx_metal" is "mlx-metal"
                 value = self.strings(value, kpath, "globs")
                 value = [v if "[" in v else re.sub(r"[-_.]+", "-", v).lower() for v in value]
-            globs = self.globs(value, kpath)
+            globs = self.globs(value, kpath, negatable=True)
             if key == "os":
-                for g in globs:
+                for g in (getattr(g, "inner", g) for g in globs):
                     if g.is_literal and g.pattern not in KNOWN_OS:
                         hint = _suggest(g.pattern.lower(), KNOWN_OS)
                         msg = f'unknown os "{g.pattern}" (expected {", ".join(KNOWN_OS)})'
@@ -832,17 +943,19 @@ class _Ctx:
 
 
 _TOP_KEYS = (
-    "version", "name", "select", "ignore", "fail-on",
-    "libraries", "component", "file", "binary", "linkage", "waive",
+    "version", "name", "select", "ignore", "fail-on", "severity",
+    "libraries", "component", "file", "binary", "linkage", "cmake", "waive",
 )  # fmt: skip
 _LIBRARIES_KEYS = ("scope", "expected", "identity", "when")
 _COMPONENT_KEYS = (
     "name", "symbols", "strings", "strong-only", "owner", "required", "exempt", "when",
+    "cmake-target",
 )  # fmt: skip
+_CMAKE_KEYS = ("config", "declares", "namespace")
 _FILE_KEYS = ("name", "glob", "count", "min", "max", "beside", "when")
 _BINARY_KEYS = (
     "name", "path", "count", "must-not-define", "must-import", "must-need", "must-not-need",
-    "when",
+    "must-need-all", "when",
 )  # fmt: skip
 _LINKAGE_KEYS = ("allow-external", "provided-by", "forbid-rpath", "allow-rpath", "check")
 _WAIVE_KEYS = ("code", "target", "path", "reason", "until", "when")
@@ -850,7 +963,9 @@ _WAIVE_KEYS = ("code", "target", "path", "reason", "until", "when")
 _DIST_NAME_RE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
 
 
-def _array_of_tables(ctx: _Ctx, data: Mapping[str, Any], key: str) -> list[dict[str, Any]]:
+def _array_of_tables(ctx: _Ctx, data: Mapping[str, Any], key: str, lenient: bool = False) -> list[dict[str, Any]]:
+    """The array of tables ``key``. ``lenient``: an item that is not a table is a problem kept
+    in ``ctx`` (the caller skips it) rather than raised."""
     value = data.get(key, [])
     if isinstance(value, dict):
         raise ctx.error((key,), f"expected an array of tables ([[{key}]]), got a single table ([{key}])")
@@ -858,7 +973,10 @@ def _array_of_tables(ctx: _Ctx, data: Mapping[str, Any], key: str) -> list[dict[
         raise ctx.error((key,), f"expected an array of tables ([[{key}]]), got {_describe(value)}")
     for i, item in enumerate(value):
         if not isinstance(item, dict):
-            raise ctx.error((key, i), f"expected a table, got {_describe(item)}")
+            problem = ctx.error((key, i), f"expected a table, got {_describe(item)}")
+            if not lenient:
+                raise problem
+            ctx.problems.append(problem)
     return value
 
 
@@ -937,6 +1055,28 @@ def _parse_component(ctx: _Ctx, i: int, value: dict[str, Any]) -> ComponentRule:
         required=required,
         exempt=ctx.globs(t["exempt"], p + ("exempt",), cross_slash=True) if "exempt" in t else [],
         when=ctx.condition(t["when"], p + ("when",)) if "when" in t else None,
+        cmake_target=ctx.string(t["cmake-target"], p + ("cmake-target",)) if "cmake-target" in t else None,
+        line=ctx.line(p),
+        source=ctx.source,
+    )
+
+
+def _parse_cmake(ctx: _Ctx, value: Any) -> CMakeRule:
+    if isinstance(value, list):
+        raise ctx.error(("cmake",), "expected a table ([cmake]), got an array ([[cmake]])")
+    p: KeyPath = ("cmake",)
+    t = ctx.table(value, p, _CMAKE_KEYS, required=("config", "declares"))
+    text = ctx.string(t["declares"], p + ("declares",))
+    try:
+        declares = re.compile(text)
+    except re.error as exc:
+        raise ctx.error(p + ("declares",), f"not a regular expression: {exc}") from None
+    if "name" not in declares.groupindex:
+        raise ctx.error(p + ("declares",), "the regular expression needs a named group (?P<name>...)")
+    return CMakeRule(
+        config=ctx.globs(t["config"], p + ("config",)),
+        declares=declares,
+        namespace=ctx.string(t["namespace"], p + ("namespace",), empty_ok=True) if "namespace" in t else "",
         line=ctx.line(p),
         source=ctx.source,
     )
@@ -986,6 +1126,9 @@ def _parse_binary(ctx: _Ctx, i: int, value: dict[str, Any]) -> BinaryRule:
         must_need=ctx.globs(t["must-need"], p + ("must-need",)) if "must-need" in t else [],
         must_not_need=ctx.globs(t["must-not-need"], p + ("must-not-need",))
         if "must-not-need" in t
+        else [],
+        must_need_all=ctx.globs(t["must-need-all"], p + ("must-need-all",), cross_slash=True, negatable=True)
+        if "must-need-all" in t
         else [],
         when=ctx.condition(t["when"], p + ("when",)) if "when" in t else None,
         line=ctx.line(p),
@@ -1057,6 +1200,19 @@ def _parse_waiver(ctx: _Ctx, i: int, value: dict[str, Any]) -> Waiver:
     )
 
 
+def _parse_severity(ctx: _Ctx, value: Any, path: KeyPath) -> dict[str, Literal["error", "warning"]]:
+    """``severity = {WA502 = "error", WA6 = "warning"}``: per code or family."""
+    if not isinstance(value, dict):
+        raise ctx.error(path, f'expected a table of codes and severities, like {{WA502 = "error"}}, got {_describe(value)}')
+    out: dict[str, Literal["error", "warning"]] = {}
+    for key, level in value.items():
+        try:
+            out.update(parse_severities({key: level}))
+        except CodeError as exc:
+            ctx.problems.append(ctx.error(tuple(path) + (key,), str(exc)))
+    return out
+
+
 def _parse_fail_on(ctx: _Ctx, value: Any, path: KeyPath) -> Literal["error", "warning"]:
     if value not in ("error", "warning") or not isinstance(value, str):
         raise ctx.error(path, f'expected "error" or "warning", got {_describe(value)}')
@@ -1120,51 +1276,74 @@ def _ruleset(
                 f"unsupported rules version {version}: this wheelaudit reads version 1",
             )
     rs = Ruleset(version=version, source=ctx.source, path=Path(path) if path is not None else None)
+    # Every problem is kept and validation goes on (ctx.attempt, ctx.each_key): one run names them all.
     if "name" in data:
-        rs.name = ctx.string(data["name"], ("name",))
+        rs.name = ctx.attempt(lambda: ctx.string(data["name"], ("name",)))
     if "select" in data:
-        rs.select = ctx.codes(data["select"], ("select",))
+        rs.select = ctx.attempt(lambda: ctx.codes(data["select"], ("select",)))
     if "ignore" in data:
-        rs.ignore = ctx.codes(data["ignore"], ("ignore",))
+        rs.ignore = ctx.attempt(lambda: ctx.codes(data["ignore"], ("ignore",)))
     if "fail-on" in data:
-        rs.fail_on = _parse_fail_on(ctx, data["fail-on"], ("fail-on",))
+        rs.fail_on = ctx.attempt(lambda: _parse_fail_on(ctx, data["fail-on"], ("fail-on",)))
+    if "severity" in data:
+        rs.severity = ctx.attempt(lambda: _parse_severity(ctx, data["severity"], ("severity",))) or {}
     if "libraries" in data:
-        rs.libraries = _parse_libraries(ctx, data["libraries"])
+        rs.libraries = ctx.each_key(("libraries",), data["libraries"], lambda v: _parse_libraries(ctx, v))
+
+    def entries(key: str) -> list[tuple[int, dict[str, Any]]]:
+        items = ctx.attempt(lambda: _array_of_tables(ctx, data, key, lenient=True)) or []
+        return [(i, item) for i, item in enumerate(items) if isinstance(item, dict)]
 
     seen: dict[str, int] = {}
-    for i, item in enumerate(_array_of_tables(ctx, data, "component")):
-        comp = _parse_component(ctx, i, item)
+    for i, item in entries("component"):
+        comp = ctx.each_key(("component", i), item, lambda v, i=i: _parse_component(ctx, i, v))
+        if comp is None:
+            if isinstance(item.get("name"), str):
+                seen.setdefault(item["name"], i)  # (known by name, so that others may refer to it)
+            continue
         if comp.name in seen:
             j = seen[comp.name]
             other = f"component[{j + 1}]"
             line = ctx.line(("component", j))
             if line is not None:
                 other += f", line {line}"
-            raise ctx.error(
+            ctx.problems.append(ctx.error(
                 ("component", i, "name"), f'duplicate component name "{comp.name}" (also {other})'
-            )
+            ))
+            continue
         seen[comp.name] = i
         rs.components.append(comp)
     names = [c.name for c in rs.components]
 
-    for i, item in enumerate(_array_of_tables(ctx, data, "file")):
-        f = _parse_file(ctx, i, item)
+    for i, item in entries("file"):
+        f = ctx.each_key(("file", i), item, lambda v, i=i: _parse_file(ctx, i, v))
+        if f is None:
+            continue
         if f.beside is not None and f.beside not in seen:
-            raise _unknown_name(ctx, ("file", i, "beside"), f.beside, names)
+            ctx.problems.append(_unknown_name(ctx, ("file", i, "beside"), f.beside, names))
+            continue
         rs.files.append(f)
 
-    for i, item in enumerate(_array_of_tables(ctx, data, "binary")):
-        b = _parse_binary(ctx, i, item)
-        for name in b.must_not_define:
-            if name not in seen:
-                raise _unknown_name(ctx, ("binary", i, "must-not-define"), name, names)
-        rs.binaries.append(b)
+    for i, item in entries("binary"):
+        b = ctx.each_key(("binary", i), item, lambda v, i=i: _parse_binary(ctx, i, v))
+        if b is None:
+            continue
+        unknown = [n for n in b.must_not_define if n not in seen]
+        for name in unknown:
+            ctx.problems.append(_unknown_name(ctx, ("binary", i, "must-not-define"), name, names))
+        if not unknown:
+            rs.binaries.append(b)
 
     if "linkage" in data:
-        rs.linkage = _parse_linkage(ctx, data["linkage"])
+        rs.linkage = ctx.each_key(("linkage",), data["linkage"], lambda v: _parse_linkage(ctx, v)) or rs.linkage
+    if "cmake" in data:
+        rs.cmake = ctx.each_key(("cmake",), data["cmake"], lambda v: _parse_cmake(ctx, v)) or rs.cmake
 
-    for i, item in enumerate(_array_of_tables(ctx, data, "waive")):
-        rs.waivers.append(_parse_waiver(ctx, i, item))
+    for i, item in entries("waive"):
+        w = ctx.each_key(("waive", i), item, lambda v, i=i: _parse_waiver(ctx, i, v))
+        if w is not None:
+            rs.waivers.append(w)
+    ctx.finish()
     return rs
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .common import add_jobs_option, add_output_options, output_stream, split_codes
+from .common import add_jobs_option, add_output_options, output_stream, split_codes, split_severities
 
 
 def add_parser(sub) -> None:
@@ -22,6 +22,8 @@ def add_parser(sub) -> None:
     p.add_argument("--ignore", action="append", metavar="CODES", help="never these codes or prefixes")
     p.add_argument("--fail-on", choices=["error", "warning"], default=None,
                    help="lowest severity that fails the run (default: error)")
+    p.add_argument("--severity", action="append", metavar="CODE=LEVEL",
+                   help="change a code's (or family's) severity: WA502=error,WA604=warning (on top of the rules' own)")
     add_jobs_option(p)
     p.add_argument("--together", action="store_true",
                    help="treat the wheels as one install: components and linkage across them")
@@ -52,6 +54,7 @@ def run(args: argparse.Namespace) -> int:
     ruleset = resolve_rules(args.rules)
     select = split_codes(args.select)
     ignore = split_codes(args.ignore)
+    severity = split_severities(args.severity)
     strings = ruleset.strings() if ruleset is not None else []
     interest = ruleset.interest() if ruleset is not None else None
 
@@ -71,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
     from ..api import audit_wheels
     from ..render import renderer
 
-    report = audit_wheels(wheels, ruleset, select=select, ignore=ignore, fail_on=args.fail_on)
+    report = audit_wheels(wheels, ruleset, select=select, ignore=ignore, fail_on=args.fail_on, severity=severity)
     render = renderer(args.format)
     with output_stream(args.output, report.exit_code) as out:
         color = False

@@ -12,7 +12,8 @@ from .common import add_jobs_option, add_output_options, output_stream
 def add_parser(sub) -> None:
     p = sub.add_parser("diff", help="libraries, owners, sizes, duplicates and linkage that changed between two wheels",
                        description="Compare two wheels (two releases, or two builds of one release): libraries added, "
-                                   "removed and renamed (same identity or same exports under a new path), size changes, "
+                                   "removed and renamed (same identity, the same name but for a repair tool's hash "
+                                   "or a version, or same exports under a new path), size changes, "
                                    "namespaces and duplicate groups whose owners moved, new duplicates, dependency and "
                                    "rpath changes per library, data files added or removed. Exit 0.")
     p.add_argument("old", metavar="OLD", help="the earlier wheel (.whl or unpacked tree)")

@@ -22,10 +22,12 @@ DEFAULT_LIMIT = 15
 def add_parser(sub) -> None:
     p = sub.add_parser("dups", help="symbols defined by more than one library, grouped into candidate components",
                        description="Exported symbols (demangled) defined by more than one library, grouped by "
-                                   "namespace (C++: the first two :: levels) or prefix (C: up to the first _), strong "
-                                   "duplicates first, weak-only ones (inline functions, templates) after them; each "
-                                   "group with its libraries, example symbols and a sentinel pattern for a "
-                                   "[[component]] row. Exit 0.")
+                                   "namespace (C++: the first two :: levels) or prefix (C: up to the first _, or the "
+                                   "first word of a camelCase name; Fortran names together), strong duplicates first, "
+                                   "weak-only ones (inline functions, templates) after them; each group with its "
+                                   "libraries, example symbols and a sentinel pattern for a [[component]] row. Linker "
+                                   "boilerplate (_init, _edata, __bss_start, ELF version nodes, PyInit_*) is left "
+                                   "out. Exit 0.")
     p.add_argument("wheel", metavar="WHEEL_OR_DIR")
     p.add_argument("more", nargs="*", metavar="WHEEL_OR_DIR", help="more wheels (with --together)")
     p.add_argument("--together", action="store_true",

@@ -11,7 +11,8 @@ from .common import add_jobs_option, output_stream
 def add_parser(sub) -> None:
     p = sub.add_parser("init", help="print a starter ruleset inferred from a known-good wheel",
                        description="Print a starter TOML ruleset that holds of a known-good wheel: expected library "
-                                   "names and identity, one [[component]] per namespace a single library defines "
+                                   "names (repair hashes and versions as globs: libXau-*.so*) and identity, one "
+                                   "[[component]] per namespace a single library defines "
                                    "(sentinels and owner), data files beside the libraries, and the linkage it needs "
                                    "from outside the wheel, each entry with a comment saying how it was inferred. "
                                    "`wheelaudit check` passes on the same wheel with it.")

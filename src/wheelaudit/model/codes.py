@@ -42,6 +42,8 @@ class Code:
     name: str
     severity: Severity
     summary: str
+    #: what to do about it, in one line: the default ``hint`` of its findings
+    fix: str = ""
 
     @property
     def anchor(self) -> str:
@@ -72,37 +74,101 @@ CODES: dict[str, Code] = {
     c.code: c
     for c in (
         Code("WA001", "unreadable-binary", "error",
-             "a native binary could not be parsed (truncated, malformed, unsupported)"),
+             "a native binary could not be parsed (truncated, malformed, unsupported)",
+             fix="rebuild the binary, or stop shipping the file if it is not meant to ship; if it is a valid binary, report it as a wheelaudit bug"),
         Code("WA002", "record-mismatch", "error",
-             "the wheel's RECORD is missing, or a file's hash or size disagrees with it"),
+             "the wheel's RECORD is missing, or a file's hash or size disagrees with it; also unsafe or "
+             "duplicate zip members, members whose size lies, zip bombs",
+             fix="rebuild the wheel with its build backend (never edit a wheel after it is built), or re-pack the unpacked tree with `wheel pack`"),
         Code("WA003", "rule-matched-nothing", "warning",
-             "a rule matched nothing in this wheel: a check that examined nothing"),
-        Code("WA004", "unused-waiver", "warning",
-             "a waiver matched no finding, or lapsed"),
-        Code("WA101", "unexpected-library-name", "error", "a native library in scope matches no expected name"),
+             "a rule matched nothing in this wheel (glob, owner, binary path): a check that examined nothing",
+             fix="fix the rule's glob or owner so that it matches what ships, or give the rule a `when` condition for the wheels it applies to"),
+        Code("WA004", "waiver-problem", "warning",
+             "a waiver matched no finding, lapsed, or names no subject or path and so accepts every finding of its code",
+             fix="remove the waiver, or fix its code, target or path; renew `until` only if the finding is still accepted"),
+        Code("WA101", "unexpected-library-name", "error", "a native library in scope matches no expected name",
+             fix="add the library's name to [libraries] expected, or stop shipping it"),
         Code("WA102", "identity-mismatch", "error",
-             "identity (SONAME / install name) differs from the file name, or is absolute"),
-        Code("WA201", "duplicate-component", "error", "a component is defined by more than one library"),
-        Code("WA202", "missing-component", "error", "a required component is defined by no library"),
-        Code("WA203", "wrong-owner", "error", "a component is defined by one library, but not its owner"),
+             "identity (SONAME / install name) differs from the file name, is missing, or is absolute",
+             fix="link the library with its file name as its identity (-Wl,-soname,NAME / -install_name @rpath/NAME)"),
+        Code("WA201", "duplicate-component", "error", "a component is defined by more than one library",
+             fix="link the component into one library only and let the others depend on it"),
+        Code("WA202", "missing-component", "error", "a required component is defined by no library",
+             fix="ship the library that defines the component, or make the component's `required` conditional"),
+        Code("WA203", "wrong-owner", "error", "a component is defined by one library, but not its owner",
+             fix="move the component into its owner, or change `owner` if the library was renamed on purpose"),
         Code("WA204", "owner-without-component", "error",
-             "the owner ships but defines none of the component's sentinels"),
-        Code("WA205", "partial-component", "error", "some of a component's sentinels are defined and others are not"),
-        Code("WA206", "slices-disagree", "warning", "the slices of a universal binary disagree about a component"),
-        Code("WA301", "file-count", "error", "a file rule's count is not met"),
-        Code("WA302", "file-not-beside-owner", "error", "a file is not beside its component's owner"),
-        Code("WA303", "file-without-component", "error", "a file ships though its component does not"),
-        Code("WA401", "forbidden-component", "error", "a binary defines a component it must not"),
-        Code("WA402", "missing-import", "error", "a binary does not import a symbol it must"),
-        Code("WA403", "dependency-rule", "error", "a binary lacks a dependency it must have / has one it must not"),
+             "the owner ships but defines none of the component's sentinels",
+             fix="check that the owner still links the component (whole-archive, visibility) or fix the sentinels"),
+        Code("WA205", "partial-component", "error", "some of a component's sentinels are defined and others are not",
+             fix="check which sentinels were dropped (a partial link, an #ifdef) or fix the sentinel list"),
+        Code("WA206", "slices-disagree", "warning", "the slices of a universal binary disagree about a component",
+             fix="build every slice from the same sources and options, then merge them with lipo"),
+        Code("WA301", "file-count", "error", "a file rule's count is not met (also a `[[binary]]` rule's `count`)",
+             fix="ship exactly the files the rule expects, or fix its glob or count"),
+        Code("WA302", "file-not-beside-owner", "error", "a file is not beside its component's owner",
+             fix="install the file in the directory of the library that carries the component"),
+        Code("WA303", "file-without-component", "error", "a file ships though its component does not",
+             fix="stop shipping the file, or ship the component it belongs to"),
+        Code("WA401", "forbidden-component", "error", "a binary defines a component it must not",
+             fix="remove the component from this binary and link it from its owner instead"),
+        Code("WA402", "missing-import", "error", "a binary does not import a symbol it must (or defines its own copy)",
+             fix="link the binary against the library that defines the symbol instead of carrying its own copy"),
+        Code("WA403", "dependency-rule", "error", "a binary lacks a dependency it must have / has one it must not",
+             fix="add or remove the dependency at link time (target_link_libraries, -l...), or fix the rule"),
         Code("WA501", "unresolved-dependency", "error",
-             "a dependency resolves neither inside the wheel nor to an allowed external library"),
-        Code("WA502", "external-rpath", "error", "an rpath is absolute, empty, or forbidden"),
-        Code("WA503", "wrong-architecture", "error", "a binary's architectures do not match the wheel's platform tag"),
+             "a dependency resolves neither inside the wheel nor to an allowed external library",
+             fix="vendor the library (auditwheel repair / delocate-wheel / delvewheel repair), or declare the distribution that provides it (`provided-by`) and require it"),
+        Code("WA502", "external-rpath", "error", "an rpath is absolute, empty, or forbidden",
+             fix="drop the entry at link time (no -Wl,-rpath to build trees; CMAKE_INSTALL_RPATH $ORIGIN / @loader_path), or remove it with patchelf --remove-rpath / install_name_tool -delete_rpath"),
+        Code("WA503", "wrong-architecture", "error", "a binary's architectures do not match the wheel's platform tag",
+             fix="build the binary for the architecture the tag names, or tag the wheel for the architecture it was built for"),
         Code("WA504", "platform-too-new", "error",
-             "a binary needs a symbol version or OS version newer than the tag allows"),
+             "a binary needs a symbol version (glibc) or OS version (macOS minos) newer than the tag allows",
+             fix="build against an older glibc / a lower MACOSX_DEPLOYMENT_TARGET, or tag the wheel with the platform it needs"),
         Code("WA505", "provider-not-required", "error",
-             "a dependency is provided by a distribution that the wheel does not require"),
+             "a dependency is provided by a distribution that the wheel does not require",
+             fix="add the providing distribution to the wheel's Requires-Dist"),
+        Code("WA507", "stale-vendored-runtime", "error",
+             "a vendored MSVC C++ runtime (msvcp140*.dll) is older than the toolset that linked a binary "
+             "importing it (error where the std::mutex ABI of 14.40 separates them, warning otherwise)",
+             fix="vendor the runtime of the newest toolset that built the wheel's binaries (delvewheel repair on "
+                 "a machine with the current VC++ redistributable)"),
+        Code("WA602", "extension-suffix-mismatch", "error",
+             "an extension module's file name (ABI / platform suffix) disagrees with the wheel's tags",
+             fix="build the extension with the interpreter the wheel is tagged for (its EXT_SUFFIX), or retag the wheel"),
+        Code("WA603", "links-libpython", "error", "an extension module links libpython",
+             fix="do not link extension modules against libpython (manylinux forbids it; the interpreter provides its symbols)"),
+        Code("WA604", "debug-info", "warning", "a binary carries full debug info",
+             fix="strip the debug info (strip --strip-debug / -Wl,-S) and ship it separately if wanted"),
+        Code("WA606", "executable-stack", "error",
+             "an ELF library needs an executable stack (glibc 2.41+ refuses to dlopen it)",
+             fix="link with -Wl,-z,noexecstack and fix the assembly sources that lack a .note.GNU-stack section"),
+        Code("WA607", "bad-code-signature", "error",
+             "an arm64 Mach-O slice has no code signature, or its page hashes disagree with its bytes",
+             fix="re-sign after every edit (codesign --force --sign - FILE); never edit a signed binary in place"),
+        Code("WA608", "text-relocations", "warning", "an ELF library has text relocations",
+             fix="compile every object with -fPIC"),
+        Code("WA701", "missing-linked-file", "error",
+             "a CMake imported target or a pkg-config file names a library file that is not in the wheel "
+             "(error where a config that find_package loads reaches it or in a .pc file; warning in an orphan export file)",
+             fix="ship the file the target names, or fix the export (install(EXPORT) after install(TARGETS)); remove orphan export files"),
+        Code("WA702", "build-machine-path", "error",
+             "the consumer surface names an absolute path of the build machine (error for a library or object a "
+             "link step needs; warning for include directories, frameworks and flags)",
+             fix="link imported targets by target name or a path under ${_IMPORT_PREFIX}, never an absolute build path"),
+        Code("WA703", "imported-soname-mismatch", "error",
+             "an imported target's IMPORTED_SONAME (or IMPORTED_LOCATION's own identity) differs from the SONAME / "
+             "install name of the library it names",
+             fix="regenerate the export files from the build that produced the shipped library"),
+        Code("WA704", "missing-include-dir", "error",
+             "an include directory the consumer surface names inside the wheel's prefix does not exist in the wheel "
+             "(error for a live imported target or set_and_check; warning elsewhere)",
+             fix="ship the headers, or drop the directory from INTERFACE_INCLUDE_DIRECTORIES / Cflags"),
+        Code("WA705", "undeclared-cmake-target", "error",
+             "a component with cmake-target ships its owner, but no package config of the wheel declares that "
+             "target (or declares it for another library)",
+             fix="add the component's target to the wheel's package config, next to the library"),
     )
 }
 
@@ -186,6 +252,47 @@ def parse_severity(text: str) -> Severity:
     raise CodeError(f"{text!r} is not a severity (error or warning)")
 
 
+def parse_severities(values: dict[str, str] | Iterable[str] | None) -> dict[str, Severity]:
+    """Severity overrides: ``{"WA502": "error", "WA6": "warning"}``, or ``["WA502=error", ...]``
+    as the command line gives them. Keys are selectors (a code or a family), values severities.
+    Raises :class:`CodeError`."""
+    if not values:
+        return {}
+    pairs: list[tuple[str, str]] = []
+    if isinstance(values, dict):
+        pairs = list(values.items())
+    else:
+        if isinstance(values, str):
+            values = [values]
+        for value in values:
+            for part in str(value).split(","):
+                if not part.strip():
+                    continue
+                if "=" not in part:
+                    raise CodeError(f"{part.strip()!r}: expected CODE=SEVERITY, like WA502=error")
+                code, _, level = part.partition("=")
+                pairs.append((code, level))
+    return {parse_selector(code): parse_severity(level) for code, level in pairs}
+
+
+def severity_of(code: str, overrides: dict[str, Severity] | None = None) -> Severity:
+    """The severity of ``code``: the most specific override that selects it, else its default."""
+    if overrides:
+        best = max((sel for sel in overrides if code.startswith(sel)), key=len, default=None)
+        if best is not None:
+            return overrides[best]
+    return CODES[code].severity
+
+
 def families() -> dict[str, str]:
     """Code family prefix -> its title, for the docs."""
     return {f: t for f, t in _FAMILIES.items() if any(c.startswith(f) for c in CODES)}
+
+
+def markdown_table() -> str:
+    """The codes as a Markdown table (code with its anchor, name, severity, summary): what
+    ``docs/codes.md`` and the README show, made by ``scripts/gen_codes_doc.py``."""
+    rows = ["| code | name | severity | meaning |", "|---|---|---|---|"]
+    for c in CODES.values():
+        rows.append(f'| <a id="{c.anchor}"></a>{c.code} | `{c.name}` | {c.severity} | {c.summary} |')
+    return "\n".join(rows) + "\n"

@@ -36,7 +36,7 @@ from collections.abc import Callable, Sequence
 from itertools import accumulate, repeat
 
 from .. import symbols as _symbols
-from ..facts import Dependency, Kind, Rpath, Slice, Symbol
+from ..facts import Dependency, Kind, Rpath, Slice, Symbol, make_symbol
 from ..symbols import demangle
 from . import Buffer, MalformedBinary, find_strings
 from . import _columns as _C
@@ -256,39 +256,6 @@ def _uleb(buf: bytes, pos: int, end: int, what: str) -> tuple[int, int]:
             raise MalformedBinary(f"{what}: overlong ULEB128 (more than 10 bytes) at offset {pos - 10}")
 
 
-def _symbol_maker():
-    """``Symbol(name, demangled, binding, type)``, built without the frozen dataclass ``__init__``.
-
-    That ``__init__`` makes five ``object.__setattr__`` calls (~3 us a symbol, a second per 300k
-    symbols); filling the instance ``__dict__`` directly gives the same object at about a third of
-    the cost. Used only if it provably builds an identical ``Symbol`` (no slots, same fields, equal,
-    same hash), else the regular constructor is.
-    """
-    new = object.__new__
-
-    def make(name: str, demangled: str, binding: str, sym_type: str) -> Symbol:
-        sym = new(Symbol)
-        d = sym.__dict__
-        d["name"] = name
-        d["demangled"] = demangled
-        d["binding"] = binding
-        d["type"] = sym_type
-        d["version"] = None
-        return sym
-
-    try:
-        names = {f.name for f in dataclasses.fields(Symbol)}
-        probe, regular = make("_Z1fv", "f()", "weak", "func"), Symbol("_Z1fv", "f()", "weak", "func")
-        if (names == {"name", "demangled", "binding", "type", "version"} and "__slots__" not in vars(Symbol)
-                and not hasattr(Symbol, "__post_init__") and probe == regular and hash(probe) == hash(regular)
-                and repr(probe) == repr(regular)):
-            return make
-    except Exception:  # noqa: BLE001 - any surprise: use the regular constructor
-        pass
-    return Symbol
-
-
-_make_symbol = _symbol_maker()
 
 # the fast path's byte tables (_Image.fast_symtab, read_trie)
 _LOCAL_TYPE = _C.table(lambda t: not t & N_STAB and (t & N_TYPE) in (N_SECT, N_ABS)
@@ -375,8 +342,8 @@ def spool_ranges(head: bytes, size: int) -> list[tuple[int, int]] | None:
     Whatever :meth:`_Image.parse` comes to read must be listed here; the tests read every
     fixture with all else zeroed."""
     found = _tables(head)
-    if found is None or found[0] > size:
-        return None
+    if found is None or found[0] > size or _signed(head):
+        return None  # (a signed image: verifying its signature hashes every page, see _signed)
     lc_end, ranges, _trie = found
     merged: list[tuple[int, int]] = []
     for start, end in sorted((a, min(b, size)) for a, b in [(0, lc_end), *ranges] if a < min(b, size)):
@@ -385,6 +352,29 @@ def spool_ranges(head: bytes, size: int) -> list[tuple[int, int]] | None:
         else:
             merged.append((start, end))
     return merged
+
+
+def _signed(head: bytes) -> bool:
+    """Whether the thin image whose first bytes are ``head`` has an ``LC_CODE_SIGNATURE``: its
+    signature's check (:mod:`wheelaudit.binary.codesign`) hashes every page up to the code
+    limit, so a spool must keep the whole file."""
+    e_is64 = _THIN_MAGICS.get(bytes(head[:4]))
+    if e_is64 is None or len(head) < 32:
+        return False
+    e, is64 = e_is64
+    off = 32 if is64 else 28
+    ncmds, sizeofcmds = struct.unpack_from(e + "II", head, 16)
+    end = min(off + sizeofcmds, len(head))
+    for _ in range(min(ncmds, MAX_NCMDS)):
+        if off + 8 > end:
+            break
+        cmd, cmdsize = struct.unpack_from(e + "II", head, off)
+        if cmd == LC_CODE_SIGNATURE:
+            return True
+        if cmdsize < 8:
+            break
+        off += cmdsize
+    return False
 
 
 def trie_size(head: bytes) -> int:
@@ -402,7 +392,7 @@ def exports_of(data: Buffer) -> tuple[Sequence[Symbol], list[str]] | None:
     if bytes(data[:4]) not in _THIN_MAGICS:
         return None
     image = _Image(data, 0, len(data), "", _Demangler())
-    s = image.parse((), with_symtab=False)
+    s = image.parse((), with_symtab=False, with_signature=False)
     return (s.exports, image.trie_notes) if image.has_trie else None
 
 
@@ -493,10 +483,12 @@ class _Image:
                 f"{what} [{off}, {off + length}) runs past the end of the image ({self.size} bytes)")
 
     # ---- the header and load commands --------------------------------------------------------
-    def parse(self, needles: Sequence[bytes], *, with_trie: bool = True, with_symtab: bool = True) -> Slice:
+    def parse(self, needles: Sequence[bytes], *, with_trie: bool = True, with_symtab: bool = True,
+              with_signature: bool = True) -> Slice:
         """The slice's facts; without ``with_trie`` the export trie is not read (exports left
         empty), without ``with_symtab`` the symbol table is not (no locals, no imports; see
-        :func:`exports_of`)."""
+        :func:`exports_of`), without ``with_signature`` the code signature is not verified
+        (``signature`` left None)."""
         data, base, size = self.data, self.base, self.size
         if size < 4:
             raise self.bad(f"truncated Mach-O header ({size} bytes)")
@@ -529,6 +521,9 @@ class _Image:
         exports_trie = None  # ... from LC_DYLD_EXPORTS_TRIE (chained-fixups images)
         builds: list[tuple[int, int, int]] = []  # LC_BUILD_VERSION (platform, minos, sdk)
         version_min: tuple[str, int, int] | None = None
+        segments: list[tuple[str, int, int]] = []  # (name, fileoff, filesize), for the signature's evidence
+        code_sig: tuple[int, int] | None = None  # LC_CODE_SIGNATURE (dataoff, datasize)
+        debug_bytes = 0  # __DWARF
 
         off = base + header_size
         lc_end = off + sizeofcmds
@@ -558,9 +553,14 @@ class _Image:
                 self.check_range(fileoff, filesize, f"{what} segment {segment!r}")
                 if image_base is None and fileoff == 0 and filesize:
                     image_base = vmaddr
+                segments.append((segment, fileoff, filesize))
+                if segment == "__DWARF":
+                    debug_bytes += filesize
                 for k in range(nsects):
                     fields = struct.unpack_from(e + sect_fmt, data, off + head + k * sect)
                     sections.append((fields[2], fields[3], fields[8]))
+                    if segment != "__DWARF" and fields[1].rstrip(b"\0") == b"__DWARF":
+                        debug_bytes += fields[3]  # (an object file: one unnamed segment)
             elif cmd in _DEPENDENCY_KINDS or cmd == LC_ID_DYLIB:
                 self.need(cmdsize, 24, what)
                 lib = self.lc_str(off, cmdsize, 24, what)
@@ -597,6 +597,8 @@ class _Image:
                 self.need(cmdsize, 16, what)
                 o, n = struct.unpack_from(e + "II", data, off + 8)
                 self.check_range(o, n, f"{what} data")
+                if cmd == LC_CODE_SIGNATURE and code_sig is None:
+                    code_sig = (o, n)
             elif cmd == LC_BUILD_VERSION:
                 self.need(cmdsize, 24, what)
                 platform, minos, sdk, ntools = struct.unpack_from(e + "IIII", data, off + 8)
@@ -622,6 +624,11 @@ class _Image:
         if platform_name is not None and platform_name != "macos":
             s.notes.append(f"deployment target is for {platform_name}, not macOS")
 
+        # ---- debug info and code signature -------------------------------------------------
+        s.debug_bytes = debug_bytes
+        if with_signature and s.kind != "object":
+            self.read_signature(s, code_sig, segments)
+
         # ---- symbols -----------------------------------------------------------------------
         self.sections = sections
         self.image_base = image_base or 0
@@ -637,6 +644,26 @@ class _Image:
         s.stripped = not s.locals
         s.strings = find_strings(data, needles, base, base + size)
         return s
+
+    def read_signature(self, s: Slice, code_sig: tuple[int, int] | None,
+                       segments: list[tuple[str, int, int]]) -> None:
+        """``s.signature`` (and its evidence) from LC_CODE_SIGNATURE: see
+        :func:`wheelaudit.binary.codesign.verify`, which needs every byte up to the code limit."""
+        if code_sig is None:
+            s.signature = "absent"
+            return
+        from ..binary.codesign import verify
+
+        try:
+            verdict = verify(self.data, self.base, self.size, code_sig[0], code_sig[1], segments)
+        except (struct.error, ValueError, IndexError, OverflowError) as exc:  # (a bound missed: never WA001)
+            s.notes.append(f"code signature not verified: unreadable ({type(exc).__name__}: {exc})")
+            return
+        s.signature = verdict.status
+        if verdict.status == "invalid":
+            s.signature_detail, s.signature_page = verdict.detail, verdict.page
+        elif verdict.status is None:
+            s.notes.append(f"code signature not verified: {verdict.detail}")
 
     def need(self, cmdsize: int, minimum: int, what: str) -> None:
         if cmdsize < minimum:
@@ -739,16 +766,16 @@ class _Image:
         if collect_exports and indirect:
             s.notes.append(f"{indirect} indirect (N_INDR) symbol(s) not listed as exports")
         s.imports = imports
-        dm, make = self.demangle, _make_symbol
+        dm, make = self.demangle, make_symbol
         local_syms = []
         for raw, sym_type in local_raw:
             name = _undecorate(raw)
-            local_syms.append(make(name, dm(name), "local", sym_type))
+            local_syms.append(make(name, "local", sym_type, None, dm(name)))
         s.locals = local_syms
         exports = []
         for raw, sym_type, weak in defined:
             name = _undecorate(raw)
-            exports.append(make(name, dm(name), "weak" if weak else "global", sym_type))
+            exports.append(make(name, "weak" if weak else "global", sym_type, None, dm(name)))
         return exports
 
     def fast_symtab(self, table: bytes, entsize: int, nsyms: int, str_start: int, str_end: int,

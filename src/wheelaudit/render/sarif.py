@@ -21,40 +21,12 @@ from ..report import Report
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
-INFORMATION_URI = "https://github.com/wheelaudit/wheelaudit"
 MAX_LOCATIONS = 20
 
-#: The short names of the codes (SARIF ``reportingDescriptor.name``: an identifier, PascalCase).
-NAMES = {
-    "WA001": "UnparsableBinary",
-    "WA002": "RecordMismatch",
-    "WA003": "RuleMatchedNothing",
-    "WA004": "UnusedOrLapsedWaiver",
-    "WA101": "UnexpectedLibraryName",
-    "WA102": "IdentityMismatch",
-    "WA201": "ComponentDefinedTwice",
-    "WA202": "RequiredComponentMissing",
-    "WA203": "ComponentInWrongLibrary",
-    "WA204": "OwnerLacksComponent",
-    "WA205": "PartialComponent",
-    "WA206": "UniversalSlicesDisagree",
-    "WA301": "FileCountMismatch",
-    "WA302": "FileNotBesideOwner",
-    "WA303": "FileWithoutComponent",
-    "WA401": "BinaryDefinesForbiddenComponent",
-    "WA402": "BinaryMissingImport",
-    "WA403": "BinaryDependencyMismatch",
-    "WA501": "UnresolvedDependency",
-    "WA502": "BadRpath",
-    "WA503": "ArchitectureMismatch",
-    "WA504": "PlatformVersionTooNew",
-    "WA505": "UndeclaredProvider",
-}
 
-
-def help_uri(code: str) -> str:
-    """``https://github.com/wheelaudit/wheelaudit#wa201``: the code's row in the README."""
-    return f"{INFORMATION_URI}#{code.lower()}"
+def sarif_name(code: str) -> str:
+    """SARIF's ``reportingDescriptor.name`` (an identifier): the registry's name in PascalCase."""
+    return "".join(part.capitalize() for part in CODES[code].name.split("-"))
 
 
 def _uri(path: str) -> str:
@@ -67,11 +39,12 @@ def rule_descriptors() -> list[dict[str, Any]]:
     for code, c in CODES.items():
         out.append({
             "id": code,
-            "name": NAMES.get(code, code),
-            "shortDescription": {"text": c.title},
-            "fullDescription": {"text": f"{code} ({c.severity}): {c.title}."},
-            "helpUri": help_uri(code),
-            "help": {"text": f"{c.title}. See {help_uri(code)} for what the code means and how to fix or waive it."},
+            "name": sarif_name(code),
+            "shortDescription": {"text": c.summary},
+            "fullDescription": {"text": f"{code} ({c.severity}): {c.summary}."},
+            # (no helpUri: the reference ships with the tool, docs/codes.md#<code>)
+            "help": {"text": f"{c.summary}. See {c.code} in wheelaudit's docs/codes.md for what the code means "
+                             "and how to fix or waive it."},
             "defaultConfiguration": {"level": c.severity},
             "properties": {"tags": ["wheel", "native", code[:3]]},
         })
@@ -142,7 +115,6 @@ def sarif_log(report: Report) -> dict[str, Any]:
             "name": "wheelaudit",
             "version": __version__,
             "semanticVersion": __version__,
-            "informationUri": INFORMATION_URI,
             "rules": rules,
         }},
         "invocations": [{"executionSuccessful": True, "exitCode": report.exit_code}],
