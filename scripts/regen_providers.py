@@ -309,6 +309,22 @@ def build(reads: dict[str, dict[str, dict[str, dict]]], wheels: list[dict], prev
     }
 
 
+def write(path: Path, doc: dict) -> None:
+    """write_json's layout, but one distribution per line: a new release diffs as the lines of
+    the distributions it changed."""
+    dists = doc["distributions"]
+    write_json(path, {k: v for k, v in doc.items() if k != "distributions"})
+    lines = path.read_text(encoding="utf-8").rstrip("\n").split("\n")
+    assert lines[-1] == "}"
+    body = [f"    {json.dumps(name)}: {json.dumps(entry, ensure_ascii=False, separators=(', ', ': '))}"
+            for name, entry in dists.items()]
+    lines[-2] += ","
+    lines[-1:] = ['  "distributions": {', ",\n".join(body), "  }", "}"]
+    text = "\n".join(lines) + "\n"
+    assert json.loads(text) == doc
+    path.write_text(text, encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--only", action="append", metavar="NAME", help="read only this distribution (repeatable)")
@@ -386,7 +402,7 @@ def main(argv: list[str] | None = None) -> int:
             merged.setdefault(canonicalize_name(name), {}).setdefault(fam, {}).update(per_version)
     doc = build(merged, wheels, previous, scope)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    write_json(args.out, doc)
+    write(args.out, doc)
     print(f"wrote {args.out} ({args.out.stat().st_size} bytes; {len(doc['distributions'])} distributions, "
           f"{len(doc['header']['wheels'])} wheels)")
     return 0
