@@ -129,3 +129,18 @@ def audit_wheels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         return maw.build_all(out)
     except maw.BuildError as exc:
         pytest.fail(f"{exc}\n(fixture toolchain: {APT_HINT} gcc-mingw-w64-x86-64)", pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def provider_wheels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Issue #26's provider / consumer wheels: scenario -> path (see fixtures/build_providers.py):
+    ``provider`` ships libprov.so.1; ``consumer_requires``, ``consumer_no_requirement``,
+    ``consumer_extra``, ``consumer_marker`` need it."""
+    _check_toolchain()
+    _load_make_wheels()  # build_providers imports it by that name
+    bp = _load_module("build_providers")
+    out = tmp_path_factory.mktemp("provider_wheels")
+    try:
+        return bp.build_provider_wheels(out)
+    except bp.BuildError as exc:
+        pytest.fail(f"{exc}\n(fixture toolchain: {APT_HINT})", pytrace=False)
