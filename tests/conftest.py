@@ -84,3 +84,37 @@ def fixture_wheels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 def fixture_build_dir(fixture_wheels: dict[str, Path]) -> Path:
     """The native libraries behind the wheels (build_executorch.sh output: elf/, macho/...)."""
     return next(iter(fixture_wheels.values())).parent.parent / "_build"
+
+
+def _load_platform_packer():
+    """Import fixtures/make_platform_wheels.py (not a package) once."""
+    if "make_platform_wheels" in sys.modules:
+        return sys.modules["make_platform_wheels"]
+    spec = importlib.util.spec_from_file_location("make_platform_wheels", FIXTURES / "make_platform_wheels.py")
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["make_platform_wheels"] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture(scope="session")
+def platform_libs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """fixtures/build_platforms.sh output: one library per ELF machine / ARM float ABI / Mach-O
+    platform, and x86_64 libraries that need fcntl64@GLIBC_2.28 and ZLIB_1.2.9."""
+    _check_toolchain()
+    clang = shutil.which("clang")
+    llvm_bin = Path(os.path.realpath(clang)).parent if clang else Path("/nonexistent")
+    missing = [t for t in ("ld.lld", "objdump", "readelf")
+               if not (llvm_bin / t).exists() and shutil.which(t) is None]
+    if missing:
+        pytest.fail(f"fixture toolchain missing ({', '.join(missing)}); install it with: {APT_HINT}", pytrace=False)
+    out = tmp_path_factory.mktemp("platform_libs")
+    _run_build(FIXTURES / "build_platforms.sh", out)
+    return out
+
+
+@pytest.fixture(scope="session")
+def platform_wheels(platform_libs: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Scenario name -> wheel (fixtures/make_platform_wheels.py SCENARIOS)."""
+    return _load_platform_packer().build_all(platform_libs, tmp_path_factory.mktemp("platform_wheels"))

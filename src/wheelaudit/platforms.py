@@ -431,12 +431,15 @@ def _arch_problem(b: Binary, pt: PlatformTag) -> str | None:
         return None
     if not any(pt.accepts(s.arch, s.float_abi) for s in b.slices):
         what = " / ".join(_slice_words(s) for s in b.slices) or "of unknown architecture"
-        why = ""
-        if any(s.float_abi and pt.accepts(s.arch) for s in b.slices):
-            why = (": the hard-float loader refuses a soft-float object" if pt.float_abi == "hard" else
-                   ": a soft-float system's loader refuses a hard-float object")
-        elif any(s.arch in _ARM_ORDER for s in b.slices) and (pt.arch_label in _ARM_FLOAT or pt.family == "android"):
-            why = ": its instructions need a newer ARM CPU than the tag's"
+        reasons = []
+        arm = [s for s in b.slices if s.arch in _ARM_ORDER]
+        tag_abi = pt.float_abi or _ARM_FLOAT.get(pt.arch_label)
+        if arm and tag_abi and any(s.float_abi and s.float_abi != tag_abi for s in arm):
+            reasons.append(f"{'soft' if tag_abi == 'hard' else 'hard'}-float code does not run on a {tag_abi}-float"
+                           " system (its loader refuses the object, or float arguments arrive in the wrong registers)")
+        if arm and tag_abi and not any(pt.accepts(s.arch) for s in arm):
+            reasons.append("its instructions need a newer ARM CPU than the tag's")
+        why = (": " + ", and ".join(reasons)) if reasons else ""
         return f"is {what}; {{tags}} needs {_tag_words(pt)}{why}"
     return None
 

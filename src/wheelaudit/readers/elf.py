@@ -951,7 +951,8 @@ class _Reader:
         """(arch, float ABI) of a 32-bit ARM file: the arch from ``.ARM.attributes``
         Tag_CPU_arch (None when absent: the caller's default); the float ABI ("hard": floating
         point arguments in VFP registers, armhf; "soft": in core registers, armel) from
-        e_flags' EF_ARM_ABI_FLOAT_HARD / _SOFT, else from Tag_ABI_VFP_args, else None."""
+        e_flags' EF_ARM_ABI_FLOAT_HARD / _SOFT (what glibc's loader checks), else from the
+        attributes' Tag_ABI_VFP_args, else None."""
         attrs: dict[int, int] = {}
         for k, sec in enumerate(self.sections):
             if sec[1] == SHT_ARM_ATTRIBUTES:
@@ -963,8 +964,10 @@ class _Reader:
             return arch, "hard"
         if self.e_flags & EF_ARM_ABI_FLOAT_SOFT:
             return arch, "soft"
-        vfp = attrs.get(TAG_ABI_VFP_ARGS)
-        return arch, {0: "soft", 1: "hard"}.get(vfp) if vfp is not None else None
+        if not attrs:
+            return arch, None
+        # an absent Tag_ABI_VFP_args is the AAPCS default, 0: the base (core-register) variant
+        return arch, {0: "soft", 1: "hard"}.get(attrs.get(TAG_ABI_VFP_ARGS, 0))
 
     # ---- everything -----------------------------------------------------------------------
     def read(self, needles: Sequence[bytes]) -> Slice:

@@ -40,6 +40,8 @@ def slice_dict(sl: Slice, symbols: bool, resolved: dict | None = None) -> dict[s
     if symbols:
         d["exports"] = [{"name": s.name, "demangled": s.demangled, "weak": s.weak, "type": s.type} for s in sl.exports]
         d["imports"] = list(sl.imports)
+        if sl.import_versions:
+            d["import_versions"] = dict(sl.import_versions)
     return d
 
 
