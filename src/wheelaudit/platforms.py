@@ -535,6 +535,18 @@ def _judge_node(node: str, arch: str, tag: PlatformTag, policy: Policy, exact: b
     return _Need(node, prefix, allowed, src, True, [])
 
 
+def _lowest_policy_allowing(arch: str, nodes: list[str], floor: tuple[int, ...]) -> Policy | None:
+    """The oldest manylinux policy at or above ``floor`` whose tag would allow every node."""
+    for pol in _policies("manylinux"):
+        if pol.glibc < floor or arch not in pol.symbol_versions:
+            continue
+        tag = PlatformTag(f"manylinux_{pol.glibc[0]}_{pol.glibc[1]}_{arch}", "linux", "manylinux", pol.glibc,
+                          (arch,), arch)
+        if all(n == "GLIBC_PRIVATE" or _judge_node(n, arch, tag, pol, True) is None for n in nodes):
+            return pol
+    return None
+
+
 def _check_glibc(wheel, b: Binary, plats: list[PlatformTag], own_cxx: bool, own: frozenset[str]) -> list[Finding]:
     out: list[Finding] = []
     for s in b.slices:
@@ -552,7 +564,7 @@ def _check_glibc(wheel, b: Binary, plats: list[PlatformTag], own_cxx: bool, own:
         for node in s.needs_versions:
             if node in own or (own_cxx and node.startswith(("GLIBCXX_", "CXXABI_"))):
                 continue  # provided by a library of the wheel
-            need = _judge_node(node, s.arch, lowest, policy, exact)
+            need = _judge_node(node, lowest.arch_label, lowest, policy, exact)
             if need is not None:
                 need.symbols = sorted(by_node.get(node, []))
                 needs.append(need)
@@ -573,13 +585,13 @@ def _check_glibc(wheel, b: Binary, plats: list[PlatformTag], own_cxx: bool, own:
             for n in group:
                 by_rule.setdefault((n.allowed, n.src), []).append(n.prefix)
             allowed = "; ".join(f"allowed: {a}, {src}" for (a, src) in by_rule)
-            glibc = [n for n in group if n.prefix == "GLIBC" and _split_version(n.node)]
-            if glibc:
-                gv = max(version_tuple(_split_version(n.node)[1]) for n in glibc)
-                hint = (f"; tag the wheel manylinux_{gv[0]}_{gv[1] if len(gv) > 1 else 0}_{lowest.arch_label}"
-                        " or build against an older glibc (an older manylinux image)")
+            fit = _lowest_policy_allowing(lowest.arch_label, [n.node for n in needs], lowest.version)
+            retag = (f"tag the wheel manylinux_{fit.glibc[0]}_{fit.glibc[1]}_{lowest.arch_label} (the oldest policy"
+                     " that allows every version node it needs)" if fit is not None else "retag for a newer policy")
+            if any(n.prefix == "GLIBC" for n in group):
+                hint = f"; {retag}, or build against an older glibc (an older manylinux image)"
             elif grade:
-                hint = "; build with an older toolchain (the manylinux image's devtoolset) or retag for a newer policy"
+                hint = f"; {retag}, or build with an older toolchain (the manylinux image's devtoolset)"
             else:
                 hint = ("; the policy's reference library has no version nodes: glibc loads the binary with "
                         "\"no version information available\" and binds by name, so only a symbol it lacks fails;"
