@@ -169,3 +169,66 @@ def test_inspect_json_shows_versioned_imports(platform_wheels):
     assert p.returncode == 0, p.stderr
     [lib] = json.loads(p.stdout)["wheels"][0]["libraries"]
     assert lib["slices"][0]["import_versions"]["fcntl64"] == "GLIBC_2.28"
+
+
+# --------------------------------------------------------------------------------------------
+# the tag model on facts (machines lld cannot link: s390x, loongarch64; Android armeabi-v7a)
+
+
+def _wheel(tag: str, *slices):
+    from packaging.tags import parse_tag
+
+    from wheelaudit.conditions import traits_from_tags
+    from wheelaudit.facts import Binary
+    from wheelaudit.scan import Wheel
+
+    tags = sorted(parse_tag(tag), key=str)
+    libs = [Binary(path="pkg/_x.so", format="elf", size=100, slices=list(slices))]
+    return Wheel(path=Path(f"demo-1.0-{tag}.whl"), name="demo", version="1.0", tags=[str(t) for t in tags],
+                 traits=traits_from_tags(tags, "1.0"), files=["pkg/_x.so"], libraries=libs)
+
+
+@pytest.mark.parametrize("tag,arch,float_abi,ok", [
+    ("manylinux_2_17_s390x", "s390x", None, True),
+    ("manylinux_2_17_s390x", "ppc64", None, False),
+    ("manylinux_2_36_loongarch64", "loongarch64", None, True),
+    ("manylinux_2_36_loongarch64", "riscv64", None, False),
+    ("android_21_armeabi_v7a", "armv7l", "soft", True),   # Android's armeabi-v7a: softfp calling convention
+    ("android_21_armeabi_v7a", "armv7l", "hard", False),
+    ("android_21_x86", "i686", None, True),
+    ("linux_armv6l", "armv6l", "hard", True),
+    ("linux_armv6l", "armv7l", "hard", False),            # ARMv7 code on an ARMv6 CPU
+    ("linux_armv7l", "armv6l", "hard", True),             # ARMv6 code runs on ARMv7
+    ("linux_armv7l", "armv7l", None, True),               # nothing says: no finding
+    ("linux_mips64", "mips64", None, True),
+    ("linux_ppc64", "ppc64le", None, False),
+])
+def test_tag_model_on_facts(tag, arch, float_abi, ok):
+    from wheelaudit.facts import Slice
+    from wheelaudit.platforms import check_platform
+
+    found = [f for f in check_platform(_wheel(f"cp312-cp312-{tag}", Slice(arch=arch, float_abi=float_abi)))
+             if f.code == "WA503"]
+    assert (not found) == ok, [f.message for f in found]
+
+
+def test_conditions_know_ios_and_android():
+    from packaging.tags import parse_tag
+
+    from wheelaudit.conditions import traits_from_tags
+
+    t = traits_from_tags(parse_tag("cp313-cp313-ios_13_0_arm64_iphoneos"), "1.0")
+    assert (t.os, t.arch) == ({"ios"}, {"arm64"})
+    t = traits_from_tags(parse_tag("cp313-cp313-android_21_arm64_v8a"), "1.0")
+    assert (t.os, t.arch) == ({"android"}, {"arm64_v8a", "aarch64"})
+    t = traits_from_tags(parse_tag("cp311-cp311-win_amd64"), "1.0")
+    assert (t.os, t.arch) == ({"windows"}, {"x86_64", "amd64"})  # the spellings rules already use
+
+
+@pytest.mark.parametrize("data", [b"", b"A", b"A\xff\xff\xff\xff", b"A\x10\x00\x00\x00aeabi\x00\x01\xff\xff\xff\x7f",
+                                  b"A\x0f\x00\x00\x00aeabi\x00\x01\x05\x00\x00\x00\x80", b"B" + bytes(40),
+                                  b"A\x14\x00\x00\x00aeabi\x00\x01\x09\x00\x00\x00\x05abc"])
+def test_damaged_arm_attributes_give_what_was_read(data):
+    from wheelaudit.readers.elf import arm_attributes
+
+    assert isinstance(arm_attributes(data, True), dict)

@@ -101,7 +101,9 @@ CODES: dict[str, Code] = {
         Code("WA502", "external-rpath", "error", "an rpath is absolute, empty, or forbidden"),
         Code("WA503", "wrong-architecture", "error", "a binary's architectures do not match the wheel's platform tag"),
         Code("WA504", "platform-too-new", "error",
-             "a binary needs a symbol version (glibc) or OS version (macOS minos) newer than the tag allows"),
+             "a binary needs a symbol version (glibc, libstdc++, zlib... as the manylinux policy lists them) or OS "
+             "version (macOS / iOS minos) newer than the tag allows; a warning where the policy's library is "
+             "unversioned"),
         Code("WA505", "provider-not-required", "error",
              "a dependency is provided by a distribution that the wheel does not require"),
     )
