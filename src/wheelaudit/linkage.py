@@ -182,7 +182,9 @@ def _elf_defaults(wheel) -> tuple[list[Glob], str]:
     and android's likewise (android: also the interpreter's ``libpython3.X.so``, which an Android
     extension module links); the newest manylinux policy's for a wheel without such tags
     (linux_*, any)."""
-    plats = platforms.wheel_platforms(wheel)
+    # (every tag of the tree, a --together tree's members' too: not wheel_platforms, which holds
+    # a tree's binaries to no tag)
+    plats = [platforms.parse_platform(p) for p in platforms.platform_strings(wheel.tags)]
     many = [p for p in plats if p.family == "manylinux"]
     musl = [p for p in plats if p.family == "musllinux"]
     droid = [p for p in plats if p.family == "android"]

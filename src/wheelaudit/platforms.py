@@ -55,6 +55,7 @@ __all__ = [
     "PlatformTag",
     "parse_platform",
     "wheel_platforms",
+    "platform_strings",
     "check_platform",
     "highest_needs",
     "manylinux_policy",
@@ -365,14 +366,20 @@ def _linux(tag: str, family: str, version: tuple[int, ...], arch: str) -> Platfo
     return PlatformTag(tag, "linux", family, version, accepted[:1], arch, float_abi=_ARM_FLOAT.get(arch))
 
 
+def platform_strings(tags) -> list[str]:
+    """The platform parts of ``interpreter-abi-platform`` tag strings (compressed sets expanded),
+    read with :func:`packaging.tags.parse_tag`, sorted and distinct."""
+    from packaging.tags import parse_tag
+
+    return sorted({t.platform for s in tags for t in parse_tag(s)})
+
+
 def wheel_platforms(wheel) -> list[PlatformTag]:
-    """The platform tags of a wheel (a :class:`wheelaudit.scan.Wheel` or one with ``tags``:
-    ``interpreter-abi-platform`` strings, read with :func:`packaging.tags.parse_tag`), sorted."""
+    """The platform tags of a wheel (a :class:`wheelaudit.scan.Wheel`, a ``--together`` tree
+    with its own ``platform_tags``, or any object with ``tags``), parsed."""
     plats = getattr(wheel, "platform_tags", None)
     if plats is None:
-        from packaging.tags import parse_tag
-
-        plats = sorted({t.platform for s in wheel.tags for t in parse_tag(s)})
+        plats = platform_strings(wheel.tags)
     return [parse_platform(p) for p in plats]
 
 
