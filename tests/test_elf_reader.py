@@ -1106,3 +1106,36 @@ def test_spool_ranges_guess_keeps_the_headers_and_what_is_not_code():
     assert elf.spool_ranges(elf64([(0, 40 * mb, 5)]), 434 * mb) is None  # too little to leave out
     assert elf.spool_ranges(head[:100], 434 * mb) is None  # program headers past the head
     assert elf.spool_ranges(b"\x7fELF\x03" + head[5:], 434 * mb) is None
+
+
+def _pyelftools_import_versions(path: Path) -> dict[str, str]:
+    """Undefined dynamic symbols -> the verneed (vernaux) name their .gnu.version entry names."""
+    out: dict[str, str] = {}
+    with open(path, "rb") as fh:
+        e = ELFFile(fh)
+        by_type = {}
+        for sec in e.iter_sections():
+            by_type.setdefault(sec["sh_type"], sec)
+        if "SHT_DYNSYM" not in by_type or "SHT_GNU_versym" not in by_type or "SHT_GNU_verneed" not in by_type:
+            return out
+        names = {aux["vna_other"] & 0x7FFF: aux.name
+                 for _vn, auxs in by_type["SHT_GNU_verneed"].iter_versions() for aux in auxs}
+        versym = by_type["SHT_GNU_versym"]
+        for i, sym in enumerate(by_type["SHT_DYNSYM"].iter_symbols()):
+            if i == 0 or sym["st_shndx"] != "SHN_UNDEF" or not sym.name:
+                continue
+            ndx = versym.get_symbol(i)["ndx"]
+            ndx = ndx & 0x7FFF if isinstance(ndx, int) else 0
+            if ndx in names:
+                out.setdefault(sym.name.split("@", 1)[0], names[ndx])
+    return out
+
+
+def test_import_versions_match_pyelftools(sectioned_elfs):
+    """Slice.import_versions (WA504's symbols) on every input: what .gnu.version + .gnu.version_r say."""
+    seen = 0
+    for p in sectioned_elfs:
+        got = elf.parse(p.read_bytes())[0].import_versions
+        assert got == _pyelftools_import_versions(p), p.name
+        seen += bool(got)
+    assert seen, "some input has versioned imports"
