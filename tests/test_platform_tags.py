@@ -171,6 +171,24 @@ def test_inspect_json_shows_versioned_imports(platform_wheels):
     assert lib["slices"][0]["import_versions"]["fcntl64"] == "GLIBC_2.28"
 
 
+@pytest.mark.parametrize("name,want", [
+    ("fcntl64_2_17", {"import_versions": {"puts": "GLIBC_2.2.5", "fcntl64": "GLIBC_2.28",
+                                          "__cxa_finalize": "GLIBC_2.2.5"}}),
+    ("iossim_arm64", {"platform": "ios-simulator", "min_os_command": "LC_BUILD_VERSION"}),
+    ("armv7_soft_in_armv7l", {"float_abi": "soft"}),
+])
+def test_inspect_json_platform_facts_follow_the_schema(platform_wheels, name, want):
+    import jsonschema
+
+    schema_path = Path(__import__("wheelaudit").__file__).parent / "schemas" / "inspect.schema.json"
+    p = subprocess.run([WHEELAUDIT, "inspect", str(platform_wheels[name]), "--format", "json", "--symbols"],
+                       capture_output=True, text=True, timeout=120)
+    doc = json.loads(p.stdout)
+    jsonschema.validate(doc, json.loads(schema_path.read_text()))
+    sl = doc["wheels"][0]["libraries"][0]["slices"][0]
+    assert {k: sl[k] for k in want} == want
+
+
 # --------------------------------------------------------------------------------------------
 # the tag model on facts (machines lld cannot link: s390x, loongarch64; Android armeabi-v7a)
 

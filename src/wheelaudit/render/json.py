@@ -30,6 +30,11 @@ def slice_dict(sl: Slice, symbols: bool, resolved: dict | None = None) -> dict[s
         "imports_count": sl.imports_count,
         "locals_count": len(sl.locals),
     }
+    if sl.platform:
+        d["platform"] = sl.platform
+        d["min_os_command"] = sl.min_os_command
+    if sl.float_abi:
+        d["float_abi"] = sl.float_abi
     if sl.notes:
         d["notes"] = list(sl.notes)
     if resolved:
