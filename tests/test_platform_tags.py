@@ -250,3 +250,15 @@ def test_damaged_arm_attributes_give_what_was_read(data):
     from wheelaudit.readers.elf import arm_attributes
 
     assert isinstance(arm_attributes(data, True), dict)
+
+
+def test_macho_slices_record_their_platform_and_load_command(platform_libs, fixture_libs):
+    def facts(path: Path):
+        return [(s.arch, s.platform, s.min_os, s.min_os_command) for s in read_binary(path.read_bytes(), "x").slices]
+
+    assert facts(platform_libs / "ios_arm64.dylib") == [("arm64", "ios", "13.0", "LC_BUILD_VERSION")]
+    assert facts(platform_libs / "iossim_x86_64.dylib") == [("x86_64", "ios-simulator", "13.0", "LC_BUILD_VERSION")]
+    assert facts(platform_libs / "macos_arm64.dylib") == [("arm64", "macos", "11.0", "LC_BUILD_VERSION")]
+    # build_fixtures.sh's x86_64 slices carry LC_VERSION_MIN_MACOSX (minos 10.13)
+    assert facts(fixture_libs / "macho" / "x86_64" / "libbase.dylib") == [
+        ("x86_64", "macos", "10.13", "LC_VERSION_MIN_MACOSX")]

@@ -657,8 +657,9 @@ def _check_minos_family(b: Binary, mac: list[PlatformTag], os_words: str, env: s
         if have > allowed:
             floor = (" (an arm64 slice cannot target below 11.0)"
                      if arm and allowed == ARM64_MACOS_FLOOR and lowest.version < ARM64_MACOS_FLOOR else "")
-            cmd = s.min_os_command or "minos"
-            bad.append(f"{s.arch} slice needs {os_words} {s.min_os} ({cmd} minos {s.min_os}) but {lowest.tag}"
+            cmd = (f"{s.min_os_command} {'minos' if s.min_os_command == 'LC_BUILD_VERSION' else 'version'}"
+                   if s.min_os_command else "minos")
+            bad.append(f"{s.arch} slice needs {os_words} {s.min_os} ({cmd} {s.min_os}) but {lowest.tag}"
                        f" allows {_vstr(allowed)}{floor}")
     if not bad:
         return []
