@@ -218,6 +218,8 @@ def _wheel(tag: str, *slices):
     ("linux_armv6l", "armv7l", "hard", False),            # ARMv7 code on an ARMv6 CPU
     ("linux_armv7l", "armv6l", "hard", True),             # ARMv6 code runs on ARMv7
     ("linux_armv7l", "armv7l", None, True),               # nothing says: no finding
+    ("linux_armv5tel", "armv5l", "soft", True),
+    ("linux_armv5tel", "armv7l", "soft", False),
     ("linux_mips64", "mips64", None, True),
     ("linux_ppc64", "ppc64le", None, False),
 ])

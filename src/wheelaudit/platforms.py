@@ -99,6 +99,7 @@ _WINDOWS = {
 # ARM CPU architectures, oldest first (the ELF reader's names from Tag_CPU_arch): a slice runs
 # where the tag's CPU is at least as new.
 _ARM_ORDER = ("armv4l", "armv4tl", "armv5l", "armv6l", "armv7l", "armv8l")
+_ARM_ALIAS = {"armv5tel": "armv5l"}  # (Debian armel's uname -m)
 # ARM tags: the float ABI the tag's systems use (Debian armel / Raspberry Pi OS and armhf)
 _ARM_FLOAT = {"armv5l": "soft", "armv5tel": "soft", "armv6l": "hard", "armv7l": "hard", "armv8l": "hard"}
 
@@ -310,7 +311,7 @@ class PlatformTag:
         if self.family in ("manylinux", "musllinux", "linux", "android"):
             want = self.archs[0] if self.family == "android" and self.archs else self.arch_label
             if want in _ARM_FLOAT or (self.family == "android" and want == "armv7l"):
-                if arch not in _ARM_ORDER or _ARM_ORDER.index(arch) > _ARM_ORDER.index(want):
+                if arch not in _ARM_ORDER or _ARM_ORDER.index(arch) > _ARM_ORDER.index(_ARM_ALIAS.get(want, want)):
                     return False
                 tag_abi = self.float_abi or _ARM_FLOAT.get(want)
                 return float_abi is None or tag_abi is None or float_abi == tag_abi
