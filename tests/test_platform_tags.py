@@ -264,3 +264,16 @@ def test_macho_slices_record_their_platform_and_load_command(platform_libs, fixt
     # build_fixtures.sh's x86_64 slices carry LC_VERSION_MIN_MACOSX (minos 10.13)
     assert facts(fixture_libs / "macho" / "x86_64" / "libbase.dylib") == [
         ("x86_64", "macos", "10.13", "LC_VERSION_MIN_MACOSX")]
+
+
+def test_a_damaged_arm_attributes_section_is_a_note_not_an_unreadable_file(platform_libs):
+    data = bytearray((platform_libs / "armv7_hard.so").read_bytes())
+    shoff, = struct.unpack_from("<I", data, 32)
+    shentsize, shnum = struct.unpack_from("<HH", data, 46)
+    for k in range(shnum):
+        at = shoff + k * shentsize
+        if struct.unpack_from("<I", data, at + 4)[0] == 0x70000003:  # SHT_ARM_ATTRIBUTES
+            struct.pack_into("<I", data, at + 16, len(data) + 100)  # sh_offset past the end
+    b = read_binary(bytes(data), "x.so")
+    assert b.ok and (b.slices[0].arch, b.slices[0].float_abi) == ("armv7l", "hard")  # e_flags still says
+    assert any(".ARM.attributes" in n for n in b.slices[0].notes)

@@ -956,8 +956,11 @@ class _Reader:
         attrs: dict[int, int] = {}
         for k, sec in enumerate(self.sections):
             if sec[1] == SHT_ARM_ATTRIBUTES:
-                off, size = self.section_data_range(k, ".ARM.attributes")
-                attrs = arm_attributes(self.take(off, min(size, 1 << 16), ".ARM.attributes"), self.little)
+                try:  # (the loader never reads it: a damaged one is a note, not an unreadable file)
+                    off, size = self.section_data_range(k, ".ARM.attributes")
+                    attrs = arm_attributes(self.take(off, min(size, 1 << 16), ".ARM.attributes"), self.little)
+                except MalformedBinary as exc:
+                    self.notes.append(f"the .ARM.attributes section was not read: {exc}")
                 break
         arch = _ARM_CPU.get(attrs[TAG_CPU_ARCH], "armv8l") if TAG_CPU_ARCH in attrs else None
         if self.e_flags & EF_ARM_ABI_FLOAT_HARD:
