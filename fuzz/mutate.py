@@ -588,6 +588,81 @@ def names_input(c: Corpus, rng: random.Random) -> bytes:
     return "".join(parts).encode()
 
 
+#: the consumer surface's seeds (fuzz target ``surface``): a generated config, export file and .pc
+SURFACE_SEEDS = (
+    """# expanded from @PACKAGE_INIT@
+get_filename_component(PACKAGE_PREFIX_DIR "${CMAKE_CURRENT_LIST_DIR}/../../../" ABSOLUTE)
+macro(set_and_check _var _file)
+  set(${_var} "${_file}")
+endmacro()
+set(PN P)
+set_and_check(P_INCLUDE_DIR "${PACKAGE_PREFIX_DIR}/include")
+if(WIN32 AND NOT TARGET p::w)
+  add_library(p::w UNKNOWN IMPORTED)
+elseif(310 GREATER_EQUAL 300)
+  list(APPEND CMAKE_MODULE_PATH "${CMAKE_CURRENT_LIST_DIR}")
+endif()
+include("${CMAKE_CURRENT_LIST_DIR}/${PN}Targets.cmake")
+""",
+    """get_filename_component(_IMPORT_PREFIX "${CMAKE_CURRENT_LIST_FILE}" PATH)
+get_filename_component(_IMPORT_PREFIX "${_IMPORT_PREFIX}" PATH)
+get_filename_component(_IMPORT_PREFIX "${_IMPORT_PREFIX}" PATH)
+get_filename_component(_IMPORT_PREFIX "${_IMPORT_PREFIX}" PATH)
+if(_IMPORT_PREFIX STREQUAL "/")
+  set(_IMPORT_PREFIX "")
+endif()
+foreach(_t IN ITEMS p::p)
+  if(TARGET "${_t}")
+    return()
+  endif()
+endforeach()
+add_library(p::p SHARED IMPORTED)
+set_target_properties(p::p PROPERTIES
+  IMPORTED_LOCATION_RELEASE "${_IMPORT_PREFIX}/lib/libp.so"
+  IMPORTED_SONAME_RELEASE "libp.so.1"
+  INTERFACE_INCLUDE_DIRECTORIES "${_IMPORT_PREFIX}/include;$<BUILD_INTERFACE:/b>"
+  INTERFACE_LINK_LIBRARIES "$<LINK_ONLY:m>;/usr/local/cuda/lib64/libculibos.a;/F/X.framework"
+  INTERFACE_COMPILE_OPTIONS "/EHsc;-I/opt/x")
+file(GLOB _files "${CMAKE_CURRENT_LIST_DIR}/PTargets-*.cmake")
+foreach(f ${_files})
+  include(${f})
+endforeach()
+#[[ a bracket comment ]] set(x [==[ a [[bracket]] ]==])
+""",
+    """prefix=${pcfiledir}/../..
+libdir=${prefix}/lib
+includedir=${prefix}/include
+Name: p
+Requires: q >= 1, r
+Libs: -L${libdir} -lp ${libdir}/libp_extra.a -Wl,-rpath,${libdir}
+Cflags: -I${includedir} -I/usr/local/include
+""",
+)
+SURFACE_TOKENS = ["(", ")", '"', "#", "[[", "]]", "[=[", "]=]", "#[[", ";", "\\", "${", "}", "$<", ">", "@X@", "\n",
+                  " ", "include(", "add_library(", "IMPORTED", "set(", "if(", "endif()", "foreach(x ${L})",
+                  "endforeach()", "function(f)", "${CMAKE_CURRENT_LIST_FILE}", "${x}${x}", "NOT", "AND", "TARGET"]
+
+
+def surface_input(c: Corpus, rng: random.Random) -> bytes:
+    texts = list(SURFACE_SEEDS)
+    for _ in range(rng.randrange(1, 6)):
+        k = rng.randrange(3)
+        t = texts[k]
+        pos = rng.randrange(len(t) + 1)
+        op = rng.random()
+        if op < 0.5:
+            t = t[:pos] + "".join(rng.choice(SURFACE_TOKENS) for _ in range(rng.randrange(1, 12))) + t[pos:]
+        elif op < 0.7:
+            t = t[:pos] + t[pos + rng.randrange(1, 40):]
+        elif op < 0.85:  # repeat a stretch (deep nesting, long lists)
+            stretch = t[pos:pos + rng.randrange(1, 60)]
+            t = t[:pos] + stretch * rng.choice((2, 10, 200)) + t[pos:]
+        else:
+            t = mutate_bytes(t.encode(), rng, []).decode("utf-8", "replace")
+        texts[k] = t
+    return "\0".join(texts).encode("utf-8", "surrogatepass")
+
+
 GENERATORS = {
     "elf": lambda c, rng: binary_input("elf", c, rng),
     "macho": lambda c, rng: binary_input("macho", c, rng),
@@ -596,6 +671,7 @@ GENERATORS = {
     "rules": rules_input,
     "glob": glob_input,
     "names": names_input,
+    "surface": surface_input,
 }
 
 

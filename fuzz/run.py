@@ -5,7 +5,7 @@
                        [--timeout SECONDS] [--memory-mb MB]
     python -m fuzz.run TARGET --replay INDEX [--seed N] [--seeds DIR ...]   # re-run one input
 
-Targets: elf, macho, pe, wheel, rules, glob, names (``fuzz/targets.py``). Each target runs in its
+Targets: elf, macho, pe, wheel, rules, glob, names, surface (``fuzz/targets.py``). Each target runs in its
 own worker process (``--jobs`` at a time), so that its peak memory is its own. For every input a
 worker checks:
 

@@ -22,6 +22,10 @@ Targets:
     ``SymbolPattern`` compiled and matched.
 ``names``
     the bytes as a symbol name: ``symbols.demangle``, ``qualified_name``, a few patterns.
+``surface``
+    the bytes split at NUL into a package config, an export file and a ``.pc`` file of one wheel:
+    ``surface.cmake.tokenize`` (raises only ``SurfaceError``), ``read_surface`` for each platform
+    (never raises) and the WA7xx checks over the result.
 """
 
 from __future__ import annotations
@@ -217,8 +221,35 @@ def names(data: bytes, ws: Workspace) -> str:
     return "demangled" if d != name else "plain"
 
 
+#: where the surface target's three texts sit in its wheel
+SURFACE_FILES = ("p/lib/cmake/P/PConfig.cmake", "p/lib/cmake/P/PTargets.cmake", "p/lib/pkgconfig/p.pc")
+
+
+def surface(data: bytes, ws: Workspace) -> str:
+    from wheelaudit.checks.consumer import CMakeComponent, check_surface
+    from wheelaudit.surface import read_surface
+    from wheelaudit.surface.cmake import SurfaceError, read_declarations, tokenize
+
+    texts = dict(zip(SURFACE_FILES, data.decode("utf-8", "replace").split("\0", 2)))
+    outcome = []
+    for text in texts.values():
+        try:
+            tokenize(text)
+            outcome.append("ok")
+        except SurfaceError:
+            outcome.append("malformed")
+    files = list(texts) + ["p/lib/libp.so", "p/include/p.h"]
+    for platform in (None, "linux", "macos", "windows"):
+        s = read_surface(files, texts.get, platform=platform)
+        decl = read_declarations(files, texts.get, ["**/*.cmake"], r"add_library\(\s*(?P<name>[\w:]+)", "")
+        check_surface(s, files, {"p/lib/libp.so": "libp.so"},
+                      components=[CMakeComponent("p", "p::p", "p/lib/libp.*")], declarations=decl)
+    return "/".join(outcome)
+
+
 TARGETS: dict[str, Callable[[bytes, Workspace], str]] = {
     "elf": elf, "macho": macho, "pe": pe, "wheel": wheel, "rules": rules, "glob": glob, "names": names,
+    "surface": surface,
 }
 
 

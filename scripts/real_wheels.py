@@ -22,6 +22,11 @@ WHEELS = {
     "mlx": ("mlx==0.32.4", "macosx_14_0_arm64"),
     "numpy-linux": ("numpy==2.4.6", "manylinux_2_28_x86_64"),
     "numpy-macos": ("numpy==2.4.6", "macosx_14_0_arm64"),
+    # C++ SDKs in wheels (the consumer surface, scripts/surface_real_wheels.py)
+    "pybind11": ("pybind11==3.1.0", "manylinux_2_28_x86_64"),
+    "nanobind": ("nanobind==3.1.0", "manylinux_2_28_x86_64"),
+    "scipy-openblas64": ("scipy-openblas64==0.3.34.481.3", "manylinux_2_28_x86_64"),
+    "torch-macos": ("torch==2.14.1", "macosx_14_0_arm64"),
 }
 
 DEFAULT_CACHE = Path(os.environ.get("WHEELAUDIT_WHEEL_CACHE", Path.home() / ".cache" / "wheelaudit-wheels"))

@@ -56,7 +56,7 @@ MSVC_REDISTRIBUTABLE = [
     "mfc140.dll", "mfc140u.dll", "mfcm140.dll", "mfcm140u.dll",
     "msvcp140.dll", "msvcp140_1.dll", "msvcp140_2.dll", "msvcp140_atomic_wait.dll",
     "msvcp140_codecvt_ids.dll",
-    "vcamp140.dll", "vccorlib140.dll", "vcomp140.dll",
+    "vcamp140.dll", "vccorlib140.dll", "vcomp140.dll", "vcruntime140_threads.dll",
 ]
 
 

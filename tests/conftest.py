@@ -50,14 +50,7 @@ def _run_build(script: Path, out: Path) -> None:
 
 def _load_make_wheels():
     """Import fixtures/make_wheels.py (not a package) once, as module "make_wheels"."""
-    if "make_wheels" in sys.modules:
-        return sys.modules["make_wheels"]
-    spec = importlib.util.spec_from_file_location("make_wheels", FIXTURES / "make_wheels.py")
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["make_wheels"] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return _load_module("make_wheels")
 
 
 @pytest.fixture(scope="session")
@@ -65,6 +58,30 @@ def fixture_libs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Directory with elf/ and macho/{arm64,x86_64,universal2}/ libraries (fixtures.md recipe)."""
     out = tmp_path_factory.mktemp("fixture_libs")
     _run_build(FIXTURES / "build_fixtures.sh", out)
+    return out
+
+
+PE_APT_HINT = "apt-get install -y clang lld llvm mingw-w64"
+_PE_TOOLS = ("clang", "lld-link", "llvm-dlltool", "llvm-rc", "llvm-readobj", "llvm-objdump",
+             "x86_64-w64-mingw32-gcc", "x86_64-w64-mingw32-g++", "i686-w64-mingw32-gcc")
+
+
+@pytest.fixture(scope="session")
+def pe_libs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Directory with the Windows PE fixtures of fixtures/build_pe.sh (x.pyd, copy.dll, arm64.pyd,
+    mingw.dll, small32.dll, small.exe). Fails, never skips, without the toolchain."""
+    clang = shutil.which("clang")
+    llvm_bin = Path(os.path.realpath(clang)).parent if clang else None
+    missing = [t for t in _PE_TOOLS
+               if shutil.which(t) is None and not (llvm_bin is not None and (llvm_bin / t).exists())]
+    if missing:
+        pytest.fail(f"PE fixture toolchain missing ({', '.join(missing)}); install it with: {PE_APT_HINT}",
+                    pytrace=False)
+    out = tmp_path_factory.mktemp("pe_libs")
+    proc = subprocess.run(["sh", str(FIXTURES / "build_pe.sh"), str(out)], capture_output=True, text=True)
+    if proc.returncode != 0:
+        pytest.fail(f"build_pe.sh failed (exit {proc.returncode}); toolchain: {PE_APT_HINT}\n"
+                    f"stdout:\n{proc.stdout}\nstderr:\n{proc.stderr}", pytrace=False)
     return out
 
 
@@ -86,16 +103,32 @@ def fixture_build_dir(fixture_wheels: dict[str, Path]) -> Path:
     return next(iter(fixture_wheels.values())).parent.parent / "_build"
 
 
-def _load_platform_packer():
-    """Import fixtures/make_platform_wheels.py (not a package) once."""
-    if "make_platform_wheels" in sys.modules:
-        return sys.modules["make_platform_wheels"]
-    spec = importlib.util.spec_from_file_location("make_platform_wheels", FIXTURES / "make_platform_wheels.py")
+def _load_module(name: str):
+    """Import fixtures/NAME.py (not a package) once, as module NAME."""
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, FIXTURES / f"{name}.py")
     assert spec and spec.loader
     mod = importlib.util.module_from_spec(spec)
-    sys.modules["make_platform_wheels"] = mod
+    sys.modules[name] = mod
     spec.loader.exec_module(mod)
     return mod
+
+
+@pytest.fixture(scope="session")
+def audit_wheels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Scenario name -> path of a small WA6xx wheel (fixtures/make_audit_wheels.py, binaries by
+    fixtures/build_audits.sh; also needs MinGW-w64 for the .pyd modules)."""
+    _check_toolchain()
+    if shutil.which("x86_64-w64-mingw32-gcc") is None:
+        pytest.fail(f"fixture toolchain missing (x86_64-w64-mingw32-gcc); install it with: "
+                    f"apt-get install -y gcc-mingw-w64-x86-64", pytrace=False)
+    maw = _load_module("make_audit_wheels")
+    out = tmp_path_factory.mktemp("audit_wheels")
+    try:
+        return maw.build_all(out)
+    except maw.BuildError as exc:
+        pytest.fail(f"{exc}\n(fixture toolchain: {APT_HINT} gcc-mingw-w64-x86-64)", pytrace=False)
 
 
 @pytest.fixture(scope="session")
@@ -117,4 +150,4 @@ def platform_libs(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def platform_wheels(platform_libs: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """Scenario name -> wheel (fixtures/make_platform_wheels.py SCENARIOS)."""
-    return _load_platform_packer().build_all(platform_libs, tmp_path_factory.mktemp("platform_wheels"))
+    return _load_module("make_platform_wheels").build_all(platform_libs, tmp_path_factory.mktemp("platform_wheels"))

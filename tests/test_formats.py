@@ -244,7 +244,7 @@ def test_junit_one_suite_per_wheel_one_case_per_rule(capsys, fixture_wheels, rul
     assert [s.get("name") for s in suites] == [fixture_wheels["macos_clean"].name,
                                                fixture_wheels["macos_dup_delegate"].name]
     expected = ["names", "component:backend_registry", "component:backend_mlx", "component:linux_only",
-                "binary:python_extension", "integrity", "linkage"]
+                "binary:python_extension", "integrity", "linkage", "abi"]
     for s in suites:
         cases = _cases(s)
         assert list(cases) == expected
@@ -280,7 +280,7 @@ def test_junit_without_rules_uses_builtin_rules(capsys, fixture_wheels):
     assert code == 1
     suite = ET.fromstring(out).find("testsuite")
     cases = _cases(suite)
-    assert list(cases) == ["integrity", "linkage"]
+    assert list(cases) == ["integrity", "linkage", "abi"]
     fail = cases["integrity"].find("failure")
     assert fail is not None and fail.get("type") == "WA002"
     # without [linkage] provided-by, libtorch / libc10 (torch's) resolve nowhere

@@ -161,3 +161,12 @@ def test_symbol_names(corpus, workspace):
         run("names", generate("names", corpus, 7, index), workspace)
 
     fuzz()
+
+
+def test_consumer_surface(corpus, workspace):
+    @SMOKE
+    @given(st.integers(0, 1 << 30))
+    def fuzz(index):
+        run("surface", generate("surface", corpus, 7, index), workspace)
+
+    fuzz()

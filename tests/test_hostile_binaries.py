@@ -220,6 +220,91 @@ def test_hostile_binary_is_wa001_with_a_reason(fixture_libs, tmp_path, capsys, n
     assert "Error" not in f["message"].split(": ", 1)[1][:20]  # a reason, not an exception name
 
 
+# ---- PE (fixtures/build_pe.sh; the reader's own hostile tests are in test_pe_reader.py) ----------
+WIN_TAG = "cp311-cp311-win_amd64"
+
+
+def _pe_dirs(d: bytes) -> tuple[int, int, int]:
+    """(e_lfanew, data directories offset, section table offset) of a PE32+ image."""
+    lfanew = struct.unpack_from("<I", d, 0x3C)[0]
+    opt = lfanew + 24
+    return lfanew, opt + 112, opt + struct.unpack_from("<H", d, lfanew + 20)[0]
+
+
+def _pe_rva(d: bytes, rva: int) -> int:
+    lfanew, _dirs, sections = _pe_dirs(d)
+    for i in range(struct.unpack_from("<H", d, lfanew + 6)[0]):
+        vsize, va, _rsize, raw = struct.unpack_from("<IIII", d, sections + 40 * i + 8)
+        if va <= rva < va + vsize:
+            return raw + rva - va
+    raise KeyError(rva)
+
+
+def pe_exports_in_the_millions(libs: Path) -> bytes:
+    d = bytearray((libs / "x.pyd").read_bytes())
+    exp = _pe_rva(bytes(d), struct.unpack_from("<I", d, _pe_dirs(bytes(d))[1])[0])
+    struct.pack_into("<I", d, exp + 20, 40_000_000)
+    return bytes(d)
+
+
+def pe_import_name_outside(libs: Path) -> bytes:
+    d = bytearray((libs / "x.pyd").read_bytes())
+    imp = _pe_rva(bytes(d), struct.unpack_from("<I", d, _pe_dirs(bytes(d))[1] + 8)[0])
+    struct.pack_into("<I", d, imp + 12, 0x7FFF0000)
+    return bytes(d)
+
+
+def pe_lookup_table_unterminated(libs: Path) -> bytes:
+    """The first DLL's lookup table runs into 0xFF bytes to the end of its section."""
+    d = bytearray((libs / "x.pyd").read_bytes())
+    imp = _pe_rva(bytes(d), struct.unpack_from("<I", d, _pe_dirs(bytes(d))[1] + 8)[0])
+    ilt = _pe_rva(bytes(d), struct.unpack_from("<I", d, imp)[0])
+    lfanew, _dirs, sections = _pe_dirs(bytes(d))
+    for i in range(struct.unpack_from("<H", d, lfanew + 6)[0]):
+        _vs, _va, rsize, raw = struct.unpack_from("<IIII", d, sections + 40 * i + 8)
+        if raw <= ilt < raw + rsize:
+            d[ilt:raw + rsize] = b"\xff" * (raw + rsize - ilt)
+    return bytes(d)
+
+
+def pe_section_table_past_end(libs: Path) -> bytes:
+    d = bytearray((libs / "x.pyd").read_bytes())
+    struct.pack_into("<H", d, _pe_dirs(bytes(d))[0] + 6, 0xFFFF)
+    return bytes(d)
+
+
+def pe_debug_directory_huge(libs: Path) -> bytes:
+    d = bytearray((libs / "x.pyd").read_bytes())
+    struct.pack_into("<I", d, _pe_dirs(bytes(d))[1] + 6 * 8 + 4, 0x7FFFFFF0)
+    return bytes(d)
+
+
+PE_CASES: list[tuple[str, Callable[[Path], bytes], str]] = [
+    ("PE export count in the millions", pe_exports_in_the_millions, "limit 2,097,152"),
+    ("PE imported DLL name outside the image", pe_import_name_outside, "outside the file's sections"),
+    ("PE lookup table without its zero entry", pe_lookup_table_unterminated, "terminating"),
+    ("PE section table past the end", pe_section_table_past_end, "section table"),
+    ("PE debug directory of 76 million entries", pe_debug_directory_huge, "limit 64"),
+]
+
+
+@pytest.mark.parametrize("name, build, reason", PE_CASES, ids=[c[0] for c in PE_CASES])
+def test_hostile_pe_is_wa001_with_a_reason(pe_libs, tmp_path, capsys, name, build, reason):
+    member = "pkg/hostile.pyd"
+    wheel = tmp_path / f"fuzz-1.0-{WIN_TAG}.whl"
+    wheel.write_bytes(tiny_wheel([(member, build(pe_libs))], tag=WIN_TAG))
+    guard = Guard(allowed=[], foreign=[tmp_path])
+    with guard.watch():
+        rc = main(["check", str(wheel), "--format", "json", "--select", "WA001,WA002"])
+    out, err = capsys.readouterr()
+    assert guard.violations == [], guard.violations
+    assert rc == 1 and "Traceback" not in err and err == "", err
+    (f,) = json.loads(out)["wheels"][0]["findings"]
+    assert (f["code"], f["subject"]) == ("WA001", member)
+    assert reason in f["message"], f["message"]
+    assert f["message"].startswith(member + ": ")
+
+
 def test_reader_limits_raise_instead_of_cutting(fixture_libs):
     """A limit that would cut the facts short is an error that names it, never a silent cut."""
     libs = fixture_libs

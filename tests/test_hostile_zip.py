@@ -56,7 +56,7 @@ def write(tmp_path: Path, data: bytes, name: str = WHEEL) -> Path:
 
 def findings(out: str) -> list[str]:
     """The message lines of the text report."""
-    return [ln.strip() for ln in out.splitlines() if ln.startswith("    ") and ln.strip() != "at" and not ln.strip().startswith("at ")]
+    return [ln.strip() for ln in out.splitlines() if ln.startswith("    ") and ln.strip() != "at" and not ln.strip().startswith(("at ", "hint: "))]
 
 
 # =============================================================================================

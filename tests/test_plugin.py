@@ -76,7 +76,7 @@ def outcomes(reprec) -> dict[str, dict[str, object]]:
 
 
 def expected_items(rs) -> set[str]:
-    names = {"names", "linkage", "integrity", "waivers"}
+    names = {"names", "linkage", "integrity", "abi", "waivers"}
     names |= {f"component::{c.name}" for c in rs.components}
     names |= {f"file::{f.name}" for f in rs.files}
     names |= {f"binary::{b.name}" for b in rs.binaries}
@@ -158,7 +158,7 @@ def test_k_selects_a_rule(pytester, project):
     assert [r.nodeid for r in failed] == [f"{dup}::component::backend_mlx"]
     assert skipped == []
     (deselected,) = reprec.getcalls("pytest_deselected")
-    assert len(deselected.items) == 2 * 25  # every other rule of both wheels
+    assert len(deselected.items) == 2 * 26  # every other rule of both wheels
 
 
 def test_when_that_does_not_hold_skips_with_the_reason(pytester, project, ruleset):
@@ -255,7 +255,8 @@ def test_no_rules_runs_the_built_in_checks(pytester, project):
     (whl,) = project("macos_clean")
     reprec = inline(pytester, "--wheelaudit", whl)
     got = outcomes(reprec)
-    assert set(got["passed"]) | set(got["failed"]) == {"linkage", "integrity"}
+    assert set(got["passed"]) | set(got["failed"]) == {"linkage", "integrity", "abi"}
+    assert "abi" in got["passed"]
     assert "integrity" in got["passed"]
     # without [linkage] provided-by, _C's libtorch / libc10 resolve nowhere: the built-in check says so
     assert "WA501 error" in got["failed"]["linkage"].longreprtext

@@ -19,6 +19,7 @@ from .globs import Glob, SymbolPattern
 from .index import Interest, NameIndex, SymbolIndex
 from .symbols import SymbolTable
 from .linkage import check_linkage
+from .checks.abi import check_abi
 from .ruleset import BinaryRule, ComponentRule, FileRule, LibrariesRule, Ruleset, Waiver
 from .scan import Wheel
 
@@ -536,6 +537,11 @@ def evaluate(wheel: Wheel, ruleset: Ruleset | None, *, today: _dt.date | None = 
         for br in ruleset.binaries:
             findings += check_binary(ctx, br)
     findings += check_linkage(wheel, ruleset.linkage if ruleset is not None else None)
+    if wheel.surface is not None or (ruleset is not None and any(c.cmake_target for c in ruleset.components)):
+        from .checks.consumer import evaluate_consumer
+
+        findings += evaluate_consumer(wheel, ruleset)
+    findings += check_abi(wheel)  # WA6xx: on by default
     if ruleset is not None:
         findings = apply_waivers(findings, ruleset.waivers, today, wheel.traits)
     return findings

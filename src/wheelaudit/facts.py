@@ -15,7 +15,7 @@ Format = Literal["elf", "macho", "pe"]
 Kind = Literal["shared", "bundle", "executable", "object"]
 SymbolType = Literal["func", "data", "other"]
 Binding = Literal["global", "weak", "local"]
-DependencyKind = Literal["needed", "load", "weak", "reexport", "upward", "lazy", "import"]
+DependencyKind = Literal["needed", "load", "weak", "reexport", "upward", "lazy", "import", "delay"]
 RpathKind = Literal["rpath", "runpath", "lc_rpath"]
 
 
@@ -67,15 +67,20 @@ Symbol.demangled = _LazyDemangled()  # type: ignore[assignment]  # after @datacl
 
 @dataclass(frozen=True)
 class Dependency:
-    """A library the binary asks the loader for (DT_NEEDED, LC_LOAD_*_DYLIB, PE import)."""
+    """A library the binary asks the loader for (DT_NEEDED, LC_LOAD_*_DYLIB, PE import).
+
+    ``kind`` for PE: ``import`` (the import directory: loaded with the image) or ``delay`` (the
+    delay-import directory: loaded on the first call into it, so its absence shows only then).
+    """
 
     name: str
     kind: DependencyKind = "needed"
 
     @property
     def optional(self) -> bool:
-        """A weak dependency: its absence at load time is not an error."""
-        return self.kind == "weak"
+        """A dependency whose absence at load time is not an error: a Mach-O weak load, a PE
+        delay-load import (it fails only when a function of it is first called)."""
+        return self.kind in ("weak", "delay")
 
 
 @dataclass(frozen=True)
@@ -92,10 +97,10 @@ class Slice:
 
     arch: str
     kind: Kind = "shared"
-    identity: str | None = None  # ELF DT_SONAME / Mach-O LC_ID_DYLIB
+    identity: str | None = None  # ELF DT_SONAME / Mach-O LC_ID_DYLIB / PE export directory DLL name
     dependencies: list[Dependency] = field(default_factory=list)
     rpaths: list[Rpath] = field(default_factory=list)
-    min_os: str | None = None  # Mach-O LC_BUILD_VERSION / LC_VERSION_MIN_* minos, "11.0"
+    min_os: str | None = None  # Mach-O LC_BUILD_VERSION / LC_VERSION_MIN_* minos, "11.0"; PE subsystem version "6.0"
     sdk: str | None = None
     needs_versions: list[str] = field(default_factory=list)  # ELF verneed: "GLIBC_2.28", ...
     #: ELF: undefined dynamic symbol -> the version node it requires (its vernaux name,
@@ -116,6 +121,35 @@ class Slice:
     offset: int = 0  # where the slice starts in the file (0 for thin binaries)
     size: int = 0  # slice size in bytes
     notes: list[str] = field(default_factory=list)  # reader remarks worth showing (limits hit, ...)
+    # PE only (None / empty elsewhere):
+    imports_from: dict[str, list[str]] = field(default_factory=dict)  # DLL -> names imported from it ("#12": by ordinal)
+    forwarders: dict[str, str] = field(default_factory=dict)  # export name -> "NTDLL.RtlAllocateHeap" (not in exports)
+    subsystem: str | None = None  # "windows_gui", "windows_cui", ...
+    linker_version: str | None = None  # optional header Major/MinorLinkerVersion, "14.38"
+    debug_path: str | None = None  # CodeView PDB path of the debug directory
+    file_version: str | None = None  # VS_FIXEDFILEINFO of the version resource, "14.38.33130.0"
+    product_version: str | None = None
+    # -- loadability facts (the WA6xx checks) --------------------------------------------------
+    #: ELF: whether the loader gives this image an executable stack: PT_GNU_STACK's PF_X, or
+    #: without PT_GNU_STACK the ABI's default (executable except on aarch64 and loongarch64);
+    #: None where that does not apply (Mach-O, PE, relocatable objects, no program headers)
+    exec_stack: bool | None = None
+    #: ELF: the dynamic table asks for relocations in read-only segments (DT_TEXTREL or DF_TEXTREL)
+    textrel: bool = False
+    #: bytes of DWARF debug info the file carries: ELF, the non-allocated ``.debug_*`` /
+    #: ``.zdebug_*`` sections when ``.debug_info`` is among them; Mach-O, the ``__DWARF``
+    #: segment (or sections); 0 when there is none
+    debug_bytes: int = 0
+    #: Mach-O code signature: "valid" (every page hash of each CodeDirectory agrees with the
+    #: bytes), "invalid", "absent" (no LC_CODE_SIGNATURE); None when not applicable (ELF, PE,
+    #: object files) or not verifiable (an unsupported layout: see ``notes``)
+    signature: str | None = None
+    #: with ``signature == "invalid"``: what disagrees, as evidence ("page 3 [0x3000, 0x4000)
+    #: in __TEXT: SHA-256 ... != ..."); otherwise None
+    signature_detail: str | None = None
+    #: with ``signature == "invalid"`` because of a page hash: the index of the first page that
+    #: disagrees (pages of 2^pageSize bytes from the slice start); otherwise None
+    signature_page: int | None = None
 
     @property
     def exports_count(self) -> int:

@@ -27,6 +27,8 @@ class Finding:
     #: the severity when it is not the code's default: a check that grades its case (WA502), or a
     #: `severity` override of the rules, `[tool.wheelaudit]` or the command line
     severity_override: Severity | None = None
+    #: what to do about it, in one line (default: the code's ``fix`` in the registry)
+    hint: str = ""
 
     @property
     def severity(self) -> Severity:
@@ -44,6 +46,7 @@ class Finding:
             "subject": self.subject,
             "paths": list(self.paths),
             "symbols": list(self.symbols),
+            "hint": self.hint or CODES[self.code].fix,
         }
         if self.rule:
             data["rule"] = self.rule

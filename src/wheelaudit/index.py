@@ -26,7 +26,7 @@ from itertools import compress
 from .facts import Symbol
 from .globs import SymbolPattern
 from .strings import last_in_strings
-from .symbols import SymbolTable, demangle, pattern_hints, qualified_name
+from .symbols import SymbolTable, demangle, is_mangled, pattern_hints, qualified_name
 
 #: with a limit, at most this many candidates are demangled to order the examples exactly; past
 #: it the first ``limit`` matches in table order are sorted (the matched set is the same)
@@ -52,9 +52,16 @@ def _selective(hints: tuple[bytes, ...]) -> bytes:
     return hints[max(range(len(hints)), key=lambda k: (len(hints[k]) + (3 if k == last else 0), k))]
 
 
+@cache
+def _msvc_hints(mangled: tuple[bytes, ...]) -> tuple[str, ...]:
+    """The Itanium hints (``10executorch``) as an MSVC name spells them (``executorch``): a
+    decorated name writes each identifier once in full (later mentions are back-references)."""
+    return tuple(h.decode("ascii").lstrip("0123456789") for h in mangled)
+
+
 def _keys(name: str, demangled: str | None = None) -> list[str]:
     """The keys a symbol is found under (demangled, mangled, qualified), as SPEC §3 says."""
-    d = demangled if demangled is not None else (demangle(name) if name[:2] == "_Z" else name)
+    d = demangled if demangled is not None else demangle(name)
     if d == name:
         return [d]
     q = qualified_name(d)
@@ -258,7 +265,7 @@ class SymbolIndex:
     def _all_mangled(self) -> list[int]:
         if self._mangled is None:
             if self._table is None:
-                self._mangled = [i for i, n in enumerate(self._names or []) if n[:2] == "_Z"]
+                self._mangled = [i for i, n in enumerate(self._names or []) if is_mangled(n)]
             else:
                 t = self._table
                 blob, offs = t.blob, t.offsets
@@ -286,6 +293,12 @@ class SymbolIndex:
                 raw = self._raw(i)
                 if all(h in raw for h in others):
                     out.add(i)
+        if self._names is not None and any(n[:1] == "?" for n in self._names):
+            # MSVC names spell each identifier bare (``register_backend@runtime@executorch@@``)
+            bare = _msvc_hints(mangled)
+            for i, n in enumerate(self._names):
+                if n[:1] == "?" and i not in out and all(h in n for h in bare):
+                    out.add(i)
         return out
 
     # ---- lookups ---------------------------------------------------------------------------
@@ -309,7 +322,7 @@ class SymbolIndex:
         for i in cands:
             if table is not None:
                 name = table.raw_name(i)
-                d = demangle(name) if name[:2] == "_Z" else name
+                d = demangle(name)
                 key = _first_key(pattern, _keys(name, d))
                 if key is None:
                     continue
@@ -351,6 +364,9 @@ class NameIndex:
                 if any(pattern.matches(k) for k in _keys(n)):
                     return True
             elif n[:2] == "_Z" and (mtext is None or all(h in n for h in mtext)):
+                if any(pattern.matches(k) for k in _keys(n)):
+                    return True
+            elif n[:1] == "?" and (mangled is None or all(h in n for h in _msvc_hints(mangled))):
                 if any(pattern.matches(k) for k in _keys(n)):
                     return True
         return False

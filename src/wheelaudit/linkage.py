@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
-from . import platforms
+from . import platforms, policydata
 from .facts import Binary, Dependency, Slice
 from .findings import Finding, examples
 from .globs import Glob
@@ -115,7 +115,6 @@ class _Rules:
     shapes: list[Glob] = field(default_factory=lambda: [_glob(g) for g in BUILD_MACHINE_SHAPES])
     # answers already given (torch: 136 binaries, the same few dependencies and rpaths again and again)
     _external: dict[tuple[str, str], bool] = field(default_factory=dict, repr=False, compare=False)
-    _rpath: dict[tuple[str, str], str | None] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def build(cls, wheel, rule) -> _Rules:
@@ -157,6 +156,9 @@ class _Rules:
             return any(g.match(base) for g in self.elf_defaults)
         if fmt == "macho":
             return any(g.match(name) for g in self.macho_defaults)
+        if fmt == "pe":  # (Windows names compare case-insensitively)
+            low = base.lower()
+            return any(g.match(low) or g.match(base) for g in self.allow_external)
         return False
 
     def provider(self, name: str) -> str | None:
@@ -172,6 +174,9 @@ class _Rules:
             parts.append(self.elf_defaults_desc)
         elif b.format == "macho":
             parts.append("/usr/lib/*, /System/Library/*")
+        else:
+            parts.append("the system DLLs of every Windows, the API sets, the Universal CRT and the DLLs "
+                         "CPython ships beside python.exe")
         parts.append("[linkage] allow-external" + (f" ({examples([g.pattern for g in self.allow_external])})"
                                                    if self.allow_external else ": none given"))
         return "; ".join(parts)
@@ -270,20 +275,17 @@ class _Layout:
         self.binaries = list(wheel.libraries)
         self.at: dict[str, Binary] = {}  # installed path -> binary
         self.where: dict[str, str] = {}  # archive path -> installed path
-        self.by_soname: dict[str, dict[str, Binary]] = {}  # installed dir -> SONAME -> binary
+        self.at_nocase: dict[str, Binary] = {}  # lower-cased installed path -> binary (Windows names)
         for b in self.binaries:
             inst = _installed(b.path)
             self.at[inst] = b
             self.where[b.path] = inst
-            d = _dirname(inst)
-            for s in b.slices:
-                if b.format == "elf" and s.identity and "/" not in s.identity:
-                    self.by_soname.setdefault(d, {}).setdefault(s.identity, b)
+            self.at_nocase.setdefault(inst.lower(), b)
         # loaders: binary path -> binaries that depend on it (by file name or identity file name)
         names: dict[tuple[str, str], list[Binary]] = {}
         for b in self.binaries:
-            keys = {b.name}
-            if b.identity:
+            keys = {b.name.lower() if b.format == "pe" else b.name}
+            if b.identity and b.format == "macho":  # (ELF and PE: loaded by file name only)
                 keys.add(_basename(b.identity))
             for k in keys:
                 names.setdefault((b.format, k), []).append(b)
@@ -292,7 +294,8 @@ class _Layout:
             if not b.ok:
                 continue
             for dep in b.dependencies:
-                for target in names.get((b.format, _basename(dep)), []):
+                key = _basename(dep).lower() if b.format == "pe" else _basename(dep)
+                for target in names.get((b.format, key), []):
                     if target is not b:
                         lst = self.loaded_by.setdefault(target.path, [])
                         if not any(x is b for x in lst):  # (identity: a dataclass == compares every field)
@@ -302,11 +305,9 @@ class _Layout:
         return _dirname(self.where[b.path])
 
     def lookup(self, installed: str, elf: bool) -> Binary | None:
-        """The shipped binary at an installed path (ELF: also by SONAME within its directory)."""
-        hit = self.at.get(installed)
-        if hit is not None or not elf:
-            return hit
-        return self.by_soname.get(_dirname(installed), {}).get(_basename(installed))
+        """The shipped binary at an installed path. By file name only, as the loaders open
+        files: a library renamed with its SONAME kept is not found under the SONAME."""
+        return self.at.get(installed)
 
     def loaders(self, b: Binary, arch: str) -> list[tuple[Binary, Slice]]:
         """Binaries that load ``b`` (transitively, nearest first) with their slice of ``arch``."""
@@ -352,6 +353,10 @@ class Resolution:
     tried: list[str] = field(default_factory=list)
     reason: str | None = None
     hint: str | None = None
+    #: the rpath entries this lookup consulted, in order: (binary, kind, entry)
+    consulted: list[tuple[str, str, str]] = field(default_factory=list)
+    #: an absolute (build-machine) directory the loader tries before the system's copy
+    build_path: str | None = None
 
     @property
     def where(self) -> str | None:
@@ -360,6 +365,8 @@ class Resolution:
         if self.status == "inside":
             return self.path
         if self.status == "external":
+            if self.build_path:
+                return f"external: {self.external} (outside the wheel; the build path {self.build_path} is tried first)"
             return f"external: {self.external}"
         if self.status == "provided":
             return f"provided-by: {self.dist}"
@@ -376,9 +383,18 @@ class _Search:
     absolute: bool
     label: str  # e.g. "DT_RUNPATH $ORIGIN/../lib of x.so"
     note: str | None = None  # why it is unknowable
+    #: the rpath entry it comes from: (archive path of the binary that carries it, kind, entry)
+    origin: tuple[str, str, str] | None = None
 
 
 def _expand_elf(entry: str, kind: str, owner_dir: str, owner: str, own: bool, arch: str) -> list[_Search]:
+    searches = _expand_elf_entry(entry, kind, owner_dir, owner, own, arch)
+    for sr in searches:
+        sr.origin = (owner, kind, entry)
+    return searches
+
+
+def _expand_elf_entry(entry: str, kind: str, owner_dir: str, owner: str, own: bool, arch: str) -> list[_Search]:
     label = f"DT_{kind.upper()} {entry or '(empty)'}" + ("" if own else f" of {owner}")
     if entry == "":
         return [_Search(None, False, label, "an empty entry is the current directory, which is unknowable")]
@@ -406,6 +422,12 @@ def _expand_elf(entry: str, kind: str, owner_dir: str, owner: str, own: bool, ar
 
 
 def _expand_macho(entry: str, owner_dir: str, owner: str, own: bool) -> _Search:
+    search = _expand_macho_entry(entry, owner_dir, owner, own)
+    search.origin = (owner, "lc_rpath", entry)
+    return search
+
+
+def _expand_macho_entry(entry: str, owner_dir: str, owner: str, own: bool) -> _Search:
     label = f"LC_RPATH {entry or '(empty)'}" + ("" if own else f" of {owner}")
     if entry.startswith("@loader_path"):
         rest = entry[len("@loader_path"):].lstrip("/")
@@ -482,14 +504,20 @@ class _Resolver:
         return Resolution(dep, "unresolved", tried=tried, reason=reason, hint=hint)
 
     def _look(self, b: Binary, dep: Dependency, search: _Search, rest: str, elf: bool,
-              tried: list[str]) -> Resolution | None:
-        """Try ``search.directory/rest``; a Resolution when it is found (inside or external)."""
+              tried: list[str], consulted: list[tuple[str, str, str]] | None = None) -> Resolution | None:
+        """Try ``search.directory/rest``; a Resolution when it is found (inside or external).
+
+        An absolute directory is a directory of the build machine, not of the wheel: on a user's
+        machine it normally does not exist, so an ELF lookup goes on past it (a Mach-O one stops
+        only at the OS's own directories, which exist everywhere)."""
+        if consulted is not None and search.origin is not None:
+            consulted.append(search.origin)
         if search.directory is None:
             tried.append(f"{search.label}: {search.note}")
             return None
         if search.absolute:
             cand = f"{search.directory.rstrip('/')}/{rest}"
-            if self.rules.external(b, cand):
+            if not elf and self.rules.external(b, cand):
                 return Resolution(dep, "external", external=cand)
             tried.append(f"{cand} ({search.label}: an absolute path, not inside the wheel)")
             return None
@@ -513,11 +541,12 @@ class _Resolver:
                       "a NEEDED that contains '/' is opened relative to the current directory, which is unknowable")
             return self._finish(b, dep, [], reason)
         tried: list[str] = []
+        consulted: list[tuple[str, str, str]] = []
         dirs, ignored = self.elf_dirs(b, s)
         for search in dirs:
-            hit = self._look(b, dep, search, name, True, tried)
+            hit = self._look(b, dep, search, name, True, tried, consulted)
             if hit is not None:
-                hit.tried = tried
+                hit.tried, hit.consulted = tried, consulted
                 return hit
         hint = None
         if ignored:
@@ -535,7 +564,11 @@ class _Resolver:
                     break
         if not dirs:
             tried.append("no DT_RUNPATH or DT_RPATH (nor a loader's DT_RPATH) to search")
-        return self._finish(b, dep, tried, None, hint)
+        res = self._finish(b, dep, tried, None, hint)
+        res.consulted = consulted
+        if res.status == "external":
+            res.build_path = next((sr.directory for sr in dirs if sr.absolute), None)
+        return res
 
     def resolve_macho(self, b: Binary, s: Slice, dep: Dependency) -> Resolution:
         name = dep.name
@@ -544,14 +577,17 @@ class _Resolver:
         if name.startswith("@rpath/"):
             rest = name[len("@rpath/"):]
             searches = self.macho_rpaths(b, s)
+            consulted: list[tuple[str, str, str]] = []
             for search in searches:
-                hit = self._look(b, dep, search, rest, False, tried)
+                hit = self._look(b, dep, search, rest, False, tried, consulted)
                 if hit is not None:
-                    hit.tried = tried
+                    hit.tried, hit.consulted = tried, consulted
                     return hit
             if not searches:
                 tried.append("no LC_RPATH in the binary or in any binary of the wheel that loads it")
-            return self._finish(b, dep, tried)
+            res = self._finish(b, dep, tried)
+            res.consulted = consulted
+            return res
         if name.startswith("@loader_path/"):
             rest = name[len("@loader_path/"):]
             search = _Search(lay.directory(b), False, "@loader_path")
@@ -570,13 +606,41 @@ class _Resolver:
         return self._finish(b, dep, [], "a relative install name: dyld looks for it relative to the current directory"
                                         " (and in the fallback paths), which is unknowable")
 
+    def resolve_pe(self, b: Binary, s: Slice, dep: Dependency) -> Resolution:
+        """As Windows loads an extension module's imports (CPython 3.8+: LoadLibraryExW with
+        the default directories and the DLL's own folder): a DLL of that name already loaded by
+        python.exe (python3X.dll, vcruntime140.dll), the importing file's folder, the folders the
+        package adds at import time (``os.add_dll_directory``, delvewheel's ``<dist>.libs``),
+        then System32 and the API sets. PATH is not searched. Names compare case-insensitively."""
+        name = dep.name
+        origin = policydata.windows_dll_origin(name, s.arch)
+        if origin in ("python", "api-set", "ucrt"):
+            return Resolution(dep, "external", external=f"{name} ({_PE_ORIGINS[origin]})")
+        tried: list[str] = []
+        folders = [(self.layout.directory(b), "the importing file's folder")]
+        folders += [(d, "added at import time (os.add_dll_directory)") for d in getattr(self.wheel, "dll_directories", ())]
+        for folder, why in folders:
+            cand = _join(folder, name)
+            hit = self.layout.at_nocase.get(cand.lower())
+            if hit is not None:
+                return Resolution(dep, "inside", path=hit.path)
+            tried.append(f"{_show(cand)} ({why})")
+        if origin == "system":
+            return Resolution(dep, "external", external=f"{name} ({_PE_ORIGINS[origin]})")
+        reason = None
+        if origin == "redistributable":
+            reason = ("part of the Visual C++ redistributable, which a clean Windows does not have: the wheel "
+                      "must ship it (delvewheel repair vendors it)")
+        if dep.kind == "delay":
+            reason = "delay-loaded: a call into it fails at run time" + (f"; {reason}" if reason else "")
+        return self._finish(b, dep, tried, reason)
+
     def resolve(self, b: Binary, s: Slice, dep: Dependency) -> Resolution:
         if b.format == "elf":
             return self.resolve_elf(b, s, dep)
         if b.format == "macho":
             return self.resolve_macho(b, s, dep)
-        # PE imports are not read yet; nothing to resolve
-        return self._finish(b, dep, [], "PE imports are not resolved")
+        return self.resolve_pe(b, s, dep)
 
 
 def resolve_wheel(wheel, rule=None) -> dict[str, dict[str, list[Resolution]]]:
@@ -585,7 +649,7 @@ def resolve_wheel(wheel, rule=None) -> dict[str, dict[str, list[Resolution]]]:
     res = _Resolver(wheel, rules)
     out: dict[str, dict[str, list[Resolution]]] = {}
     for b in wheel.libraries:
-        if not b.ok or b.format not in ("elf", "macho"):
+        if not b.ok:
             continue
         per_arch: dict[str, list[Resolution]] = {}
         for s in b.slices:
@@ -611,32 +675,46 @@ def resolution_table(wheel, rule=None) -> dict[str, dict[str, dict[str, str | No
 
 
 def _wa501(wheel, rules: _Rules, resolved: dict[str, dict[str, list[Resolution]]]) -> list[Finding]:
-    out: list[Finding] = []
+    """One WA501 per unresolved dependency: every binary that needs it in ``paths``, the route
+    tried (of the first) in the message."""
     by_path = {b.path: b for b in wheel.libraries}
+    # dependency name -> binary -> (resolution, archs)
+    from .checks.abi import is_extension_module, links_libpython
+
+    failing: dict[str, dict[str, tuple[Resolution, list[str]]]] = {}
     for path, per_arch in resolved.items():
-        b = by_path[path]
-        failing: dict[str, tuple[Resolution, list[str]]] = {}
+        extension = is_extension_module(by_path[path])
         for arch, rs in per_arch.items():
             for r in rs:
                 if r.status != "unresolved":
                     continue
-                if r.dependency.name in failing:
-                    failing[r.dependency.name][1].append(arch)
+                if extension and links_libpython(r.dependency.name):
+                    continue  # one cause, one finding: WA603 says it
+                mine = failing.setdefault(r.dependency.name, {})
+                if path in mine:
+                    mine[path][1].append(arch)
                 else:
-                    failing[r.dependency.name] = (r, [arch])
-        for name, (r, archs) in failing.items():
-            where = f" ({'/'.join(archs)} slice{'s' if len(archs) > 1 else ''})" if b.universal else ""
-            msg = f"{path}{where} needs {name}, which resolves neither inside the wheel nor to an allowed external library"
-            if r.reason:
-                msg += f": {r.reason}"
-            if r.tried:
-                shown = r.tried[:MAX_TRIED]
-                more = len(r.tried) - len(shown)
-                msg += "; tried " + "; ".join(shown) + (f" (+{more} more)" if more > 0 else "")
-            if r.hint:
-                msg += f"; {r.hint}"
-            msg += f". Allowed externals: {rules.externals_desc(b)}"
-            out.append(Finding("WA501", msg, subject=path, paths=[path], rule=RULE))
+                    mine[path] = (r, [arch])
+    out: list[Finding] = []
+    for name, needers in failing.items():
+        paths = list(needers)
+        first = paths[0]
+        r, archs = needers[first]
+        b = by_path[first]
+        where = f" ({'/'.join(archs)} slice{'s' if len(archs) > 1 else ''})" if b.universal else ""
+        who = f"{first}{where}" if len(paths) == 1 else f"{first}{where} and {len(paths) - 1} more"
+        msg = f"{who} need{'s' if len(paths) == 1 else ''} {name}, which resolves neither inside the wheel nor to an allowed external library"
+        if r.reason:
+            msg += f": {r.reason}"
+        if r.tried:
+            shown = r.tried[:MAX_TRIED]
+            more = len(r.tried) - len(shown)
+            msg += ("; tried" + (f" (for {first})" if len(paths) > 1 else "") + " "
+                    + "; ".join(shown) + (f" (+{more} more)" if more > 0 else ""))
+        if r.hint:
+            msg += f"; {r.hint}"
+        msg += f". Allowed externals: {rules.externals_desc(b)}"
+        out.append(Finding("WA501", msg, subject=name, paths=paths, rule=RULE))
     return out
 
 
@@ -695,56 +773,169 @@ def _is_relative_ok(entry: str, fmt: str) -> bool:
     return entry.startswith(("@loader_path", "@executable_path", "@rpath"))
 
 
-def _rpath_problem(entry: str, fmt: str, rules: _Rules) -> str | None:
-    """Why an rpath entry is WA502 (the first reason), or None."""
-    key = (entry, fmt)
-    if key not in rules._rpath:  # noqa: SLF001 - the rules' own memo
-        rules._rpath[key] = _rpath_reason(entry, fmt, rules)  # noqa: SLF001
-    return rules._rpath[key]  # noqa: SLF001
+#: where a user without admin rights can place files: an rpath entry there that a lookup reaches
+#: lets anyone with an account put a library in front of the wheel's own
+USER_WRITABLE: tuple[str, ...] = ("/tmp", "/tmp/*", "/var/tmp", "/var/tmp/*", "/dev/shm", "/dev/shm/*",
+                                  "/home/*", "/Users/*", "/run/user/*")
+
+#: libraries every CPython process has loaded before it imports an extension: ld.so finds a
+#: NEEDED of these among the loaded objects and searches no rpath for it
+INTERPRETER_LOADED: tuple[str, ...] = ("libc.so.6", "libm.so.6", "libpthread.so.0", "libdl.so.2",
+                                       "libutil.so.1", "ld-linux*.so.*", "ld64.so.*", "ld-musl-*.so.1",
+                                       "libc.musl-*.so.1", "libc.so")
+
+_PE_ORIGINS = {
+    "python": "shipped with CPython beside python.exe",
+    "api-set": "a Windows API set",
+    "ucrt": "the Universal CRT, part of Windows 10+ and installed with CPython",
+    "system": "a system DLL of every Windows",
+}
+
+_KIND_LABEL = {"rpath": "DT_RPATH", "runpath": "DT_RUNPATH", "lc_rpath": "LC_RPATH"}
 
 
-def _rpath_reason(entry: str, fmt: str, rules: _Rules) -> str | None:
-    shape = next((g.pattern for g in rules.shapes if g.match(entry)), None)
-    if entry == "":
-        return "an empty entry, which the loader takes as the current directory"
-    allowed = any(g.match(entry) for g in rules.allow_rpath)
+@dataclass(frozen=True)
+class _RpathVerdict:
+    """What one rpath entry means on a user's machine."""
+
+    severity: str  # "error" | "warning"
+    case: str  # a short sentence of why, shared by every entry of the same case
+
+
+def _preloaded(name: str) -> bool:
+    return any(_glob(g).match(name) for g in INTERPRETER_LOADED)
+
+
+def _reach(resolved: dict[str, dict[str, list[Resolution]]], by_path: dict[str, Binary]
+           ) -> dict[tuple[str, str, str], set[str]]:
+    """rpath entry (binary, kind, entry) -> the statuses of the lookups that consult it."""
+    reached: dict[tuple[str, str, str], set[str]] = {}
+    for path, per_arch in resolved.items():
+        elf = by_path[path].format == "elf"
+        for rs in per_arch.values():
+            for r in rs:
+                if elf and _preloaded(r.dependency.name):
+                    continue
+                status = "unresolved" if r.status == "unresolved" else "resolved"
+                for key in r.consulted:
+                    reached.setdefault(key, set()).add(status)
+    return reached
+
+
+def _rpath_verdict(entry: str, fmt: str, rules: _Rules, reached: set[str]) -> _RpathVerdict | None:
+    """The verdict on one rpath entry, by its consequence (None: nothing to report).
+
+    error: a rule forbids it, or a lookup that succeeds reaches it and it points where a user
+    without admin rights can place files (then anyone can put a library before the wheel's own).
+    warning: every other absolute entry (a build tree: harmless while it does not exist on the
+    user's machine, but it leaks the build machine and slows every load) and entries no lookup
+    reaches. An entry reached only by lookups that fail is reported with that WA501."""
     forbid = next((g.pattern for g in rules.forbid_rpath if g.match(entry)), None)
-    if entry.startswith("/") and not allowed:
-        if fmt == "macho" and any(_glob(g).match(entry) for g in _MACOS_SYSTEM_RPATHS):
-            pass  # /usr/lib/swift and the like: the OS's own directories
-        else:
-            extra = f", and it looks like a build machine's path ({shape})" if shape else ""
-            extra += f" (also matches forbid-rpath {forbid})" if forbid else ""
-            return f"absolute: it names a directory of the machine, not of the wheel{extra}"
     if forbid:
-        return f"matches forbid-rpath {forbid}"
-    if allowed:
+        return _RpathVerdict("error", f"forbidden by the rules (forbid-rpath {forbid})")
+    if any(g.match(entry) for g in rules.allow_rpath):
         return None
-    if shape:
-        return f"looks like a build machine's path ({shape})"
-    if not entry.startswith("/") and not _is_relative_ok(entry, fmt):
-        anchor = "$ORIGIN" if fmt == "elf" else "@loader_path"
-        return f"relative without {anchor}: it is taken relative to the current directory"
-    return None
+    if fmt == "macho" and any(_glob(g).match(entry) for g in _MACOS_SYSTEM_RPATHS):
+        return None  # /usr/lib/swift and the like: the OS's own directories
+    relative = entry and not entry.startswith("/")
+    if relative and _is_relative_ok(entry, fmt):
+        shape = next((g.pattern for g in rules.shapes if g.match(entry)), None)
+        if shape:
+            return _RpathVerdict("warning", f"inside the installed tree but shaped like a build directory ({shape}),"
+                                            " which the wheel does not ship")
+        return None
+    writable = entry == "" or relative or any(_glob(g).match(entry) for g in USER_WRITABLE)
+    if writable:
+        where = ("the current directory" if entry == "" or relative else
+                 "a directory where any user can place files")
+        if "resolved" in reached:
+            return _RpathVerdict("error", f"{where}, searched before the library looked for is found: "
+                                          "anyone who can write there can make this binary load other code")
+        if "unresolved" in reached:
+            return None  # the WA501 of that dependency names the route, this entry with it
+        return _RpathVerdict("warning", f"{where}, but no lookup of this binary reaches it")
+    if reached:
+        return _RpathVerdict("warning", "an absolute directory of the build machine; the loader looks there "
+                                        "first, harmless where it does not exist")
+    return _RpathVerdict("warning", "an absolute directory of the build machine that no lookup reaches")
 
 
-def _wa502(wheel, rules: _Rules) -> list[Finding]:
-    out: list[Finding] = []
+def _wa502(wheel, rules: _Rules, resolved: dict[str, dict[str, list[Resolution]]]) -> list[Finding]:
+    """WA502 by consequence (:func:`_rpath_verdict`), one finding per cause: the entries of one
+    verdict in one binary together, and the binaries with the same entries and verdict together."""
+    by_path = {b.path: b for b in wheel.libraries}
+    reached = _reach(resolved, by_path)
+    # binary -> (severity, case) -> [(kind, entry)]
+    per_binary: dict[str, dict[tuple[str, str], list[tuple[str, str]]]] = {}
     for b in wheel.libraries:
         if not b.ok or b.format not in ("elf", "macho"):
             continue
-        seen: dict[tuple[str, str], list[str]] = {}
+        seen: set[tuple[str, str]] = set()
         for s in b.slices:
             for r in s.rpaths:
-                seen.setdefault((r.path, r.kind), []).append(s.arch)
-        for (entry, kind), archs in seen.items():
-            why = _rpath_problem(entry, b.format, rules)
-            if why is None:
-                continue
-            label = {"rpath": "DT_RPATH", "runpath": "DT_RUNPATH", "lc_rpath": "LC_RPATH"}[kind]
-            shown = f"'{entry}'" if entry else "''"
-            out.append(Finding("WA502", f"{b.path} has {label} entry {shown}: {why}",
-                               subject=b.path, paths=[b.path], symbols=[], rule=RULE))
+                if (r.kind, r.path) in seen:
+                    continue
+                seen.add((r.kind, r.path))
+                v = _rpath_verdict(r.path, b.format, rules, reached.get((b.path, r.kind, r.path), set()))
+                if v is not None:
+                    per_binary.setdefault(b.path, {}).setdefault((v.severity, v.case), []).append((r.kind, r.path))
+    groups: dict[tuple[str, str, tuple[tuple[str, str], ...]], list[str]] = {}
+    for path, verdicts in per_binary.items():
+        for (severity, case), entries in verdicts.items():
+            groups.setdefault((severity, case, tuple(entries)), []).append(path)
+    out: list[Finding] = []
+    for (severity, case, entries), paths in groups.items():
+        shown = ", ".join(f"{_KIND_LABEL[k]} '{e}'" for k, e in entries)
+        who = paths[0] if len(paths) == 1 else f"{len(paths)} binaries ({examples(paths, 2)})"
+        plural = "entries" if len(entries) > 1 else "entry"
+        out.append(Finding("WA502", f"{who}: rpath {plural} {shown}: {case}",
+                           subject=entries[0][1] if len(entries) == 1 else shown, paths=sorted(paths),
+                           rule=RULE, severity_override=severity))  # type: ignore[arg-type]
+    return out
+
+
+def _version(text: str | None) -> tuple[int, ...] | None:
+    try:
+        return tuple(int(x) for x in (text or "").split(".")[:2]) or None
+    except ValueError:
+        return None
+
+
+#: the MSVC toolset from which code needs a msvcp140.dll at least as new (std::mutex's constexpr
+#: constructor; an older runtime crashes it: delvewheel#54, llvmlite#1297)
+_MUTEX_ABI = (14, 40)
+
+
+def _wa507(wheel, resolved: dict[str, dict[str, list[Resolution]]]) -> list[Finding]:
+    """A vendored msvcp140*.dll older than the toolset (PE linker version) of a binary that
+    imports it."""
+    by_path = {b.path: b for b in wheel.libraries}
+    out: list[Finding] = []
+    stale: dict[str, list[tuple[str, tuple[int, ...]]]] = {}
+    for path, per_arch in resolved.items():
+        for arch, rs in per_arch.items():
+            for r in rs:
+                if r.status != "inside" or not _basename(r.dependency.name).lower().startswith("msvcp140"):
+                    continue
+                runtime = by_path.get(r.path or "")
+                rs_slice = runtime.slices[0] if runtime is not None and runtime.slices else None
+                have = _version(getattr(rs_slice, "file_version", None))
+                importer = next((s for s in by_path[path].slices if s.arch == arch), None)
+                need = _version(getattr(importer, "linker_version", None))
+                if have and need and have < need:
+                    stale.setdefault(r.path or "", []).append((path, need))
+    for runtime_path, users in stale.items():
+        have = _version(by_path[runtime_path].slices[0].file_version) or ()
+        newest = max(n for _, n in users)
+        severity = "error" if have < _MUTEX_ABI <= newest else "warning"
+        why = (" (code built with 14.40 or later crashes in std::mutex with an older runtime)"
+               if severity == "error" else "")
+        out.append(Finding(
+            "WA507",
+            f"{runtime_path} (version {'.'.join(map(str, have))}) is older than the toolset "
+            f"{'.'.join(map(str, newest))} that linked {examples([p for p, _ in users], 3)}{why}",
+            subject=runtime_path, paths=[runtime_path] + sorted({p for p, _ in users}), rule=RULE,
+            severity_override=severity))  # type: ignore[arg-type]
     return out
 
 
@@ -760,7 +951,8 @@ def check_linkage(wheel, rule=None) -> list[Finding]:
     resolver = _Resolver(wheel, rules)
     resolved: dict[str, dict[str, list[Resolution]]] = {}
     for b in wheel.libraries:
-        if not b.ok or b.format not in ("elf", "macho"):
+        if not b.ok:
             continue
         resolved[b.path] = {s.arch: [resolver.resolve(b, s, d) for d in s.dependencies] for s in b.slices}
-    return _wa501(wheel, rules, resolved) + _wa502(wheel, rules) + _wa505(wheel, resolved) + platforms.check_platform(wheel)
+    return (_wa501(wheel, rules, resolved) + _wa502(wheel, rules, resolved) + _wa505(wheel, resolved)
+            + _wa507(wheel, resolved) + platforms.check_platform(wheel))

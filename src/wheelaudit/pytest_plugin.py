@@ -331,6 +331,7 @@ def _plan(ruleset: Ruleset | None) -> list[_RulePlan]:
     link = ruleset.linkage if ruleset is not None else None
     add("linkage", "linkage", None, link.source if link else None, link.line if link else None, conditional=False)
     add("integrity", "integrity", conditional=False)
+    add("abi", "abi", conditional=False)  # WA6xx, built in
     if ruleset is not None and ruleset.waivers:
         w = ruleset.waivers[0]
         add("waivers", "waivers", None, w.source, w.line, conditional=False)

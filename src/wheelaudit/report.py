@@ -10,7 +10,7 @@ from .findings import SEVERITY_RANK, Finding
 from .model.codes import selected
 from .scan import Wheel
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: every finding has a "hint"; inspect's unresolved dependencies have "resolved": null
 
 
 @dataclass

@@ -193,6 +193,8 @@ class ComponentRule:
     required: bool | Condition = True
     exempt: list[Glob] = field(default_factory=list)
     when: Condition | None = None
+    #: the CMake imported target a package config of the wheel must declare for the owner (WA705)
+    cmake_target: str | None = None
     line: int | None = None
     source: str = "<string>"
 
@@ -261,6 +263,17 @@ class LinkageRule:
 
 
 @dataclass
+class CMakeRule:
+    """``[cmake]``: how a hand-written package config declares its targets (WA705)."""
+
+    config: list[Glob] = field(default_factory=list)
+    declares: re.Pattern[str] | None = None  # named groups: name, library
+    namespace: str = ""
+    line: int | None = None
+    source: str = "<string>"
+
+
+@dataclass
 class Waiver:
     """``[[waive]]``: a known finding, accepted on purpose."""
 
@@ -308,6 +321,7 @@ class Ruleset:
     files: list[FileRule] = field(default_factory=list)
     binaries: list[BinaryRule] = field(default_factory=list)
     linkage: LinkageRule | None = None
+    cmake: CMakeRule | None = None
     waivers: list[Waiver] = field(default_factory=list)
     #: CLI defaults: codes or prefixes to report only / to drop, and the failing severity.
     select: list[str] | None = None
@@ -921,12 +935,14 @@ class _Ctx:
 
 _TOP_KEYS = (
     "version", "name", "select", "ignore", "fail-on", "severity",
-    "libraries", "component", "file", "binary", "linkage", "waive",
+    "libraries", "component", "file", "binary", "linkage", "cmake", "waive",
 )  # fmt: skip
 _LIBRARIES_KEYS = ("scope", "expected", "identity", "when")
 _COMPONENT_KEYS = (
     "name", "symbols", "strings", "strong-only", "owner", "required", "exempt", "when",
+    "cmake-target",
 )  # fmt: skip
+_CMAKE_KEYS = ("config", "declares", "namespace")
 _FILE_KEYS = ("name", "glob", "count", "min", "max", "beside", "when")
 _BINARY_KEYS = (
     "name", "path", "count", "must-not-define", "must-import", "must-need", "must-not-need",
@@ -1030,6 +1046,28 @@ def _parse_component(ctx: _Ctx, i: int, value: dict[str, Any]) -> ComponentRule:
         required=required,
         exempt=ctx.globs(t["exempt"], p + ("exempt",), cross_slash=True) if "exempt" in t else [],
         when=ctx.condition(t["when"], p + ("when",)) if "when" in t else None,
+        cmake_target=ctx.string(t["cmake-target"], p + ("cmake-target",)) if "cmake-target" in t else None,
+        line=ctx.line(p),
+        source=ctx.source,
+    )
+
+
+def _parse_cmake(ctx: _Ctx, value: Any) -> CMakeRule:
+    if isinstance(value, list):
+        raise ctx.error(("cmake",), "expected a table ([cmake]), got an array ([[cmake]])")
+    p: KeyPath = ("cmake",)
+    t = ctx.table(value, p, _CMAKE_KEYS, required=("config", "declares"))
+    text = ctx.string(t["declares"], p + ("declares",))
+    try:
+        declares = re.compile(text)
+    except re.error as exc:
+        raise ctx.error(p + ("declares",), f"not a regular expression: {exc}") from None
+    if "name" not in declares.groupindex:
+        raise ctx.error(p + ("declares",), "the regular expression needs a named group (?P<name>...)")
+    return CMakeRule(
+        config=ctx.globs(t["config"], p + ("config",)),
+        declares=declares,
+        namespace=ctx.string(t["namespace"], p + ("namespace",), empty_ok=True) if "namespace" in t else "",
         line=ctx.line(p),
         source=ctx.source,
     )
@@ -1286,6 +1324,8 @@ def _ruleset(
 
     if "linkage" in data:
         rs.linkage = ctx.each_key(("linkage",), data["linkage"], lambda v: _parse_linkage(ctx, v)) or rs.linkage
+    if "cmake" in data:
+        rs.cmake = ctx.each_key(("cmake",), data["cmake"], lambda v: _parse_cmake(ctx, v)) or rs.cmake
 
     for i, item in entries("waive"):
         w = ctx.each_key(("waive", i), item, lambda v, i=i: _parse_waiver(ctx, i, v))

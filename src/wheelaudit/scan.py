@@ -11,12 +11,16 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .conditions import WheelTraits, traits_from_tags
 from .facts import Binary
 from .findings import Finding
 from .index import Interest
 from .wheelfile import MemberData, RecordChecker, open_wheel
+
+if TYPE_CHECKING:
+    from .surface import Surface
 
 #: with the default ``jobs``, wheels inflating to less than this are read in-process (starting
 #: worker processes costs more than it saves)
@@ -42,6 +46,12 @@ class Wheel:
     #: wheels audited together (wheelaudit.together): path inside the tree -> the wheel file it
     #: came from; empty for a single wheel
     origins: dict[str, str] = field(default_factory=dict)
+    #: folders the wheel's packages add to the Windows DLL search when imported
+    #: (:mod:`wheelaudit.dll_directories`); read only for a wheel that ships PE binaries
+    dll_directories: list[str] = field(default_factory=list)
+    #: the C++ consumer surface (CMake / pkg-config files, wheelaudit.surface); None when the wheel
+    #: ships none of those files
+    surface: Surface | None = None
 
     def library(self, path: str) -> Binary:
         """The binary at ``path`` inside the wheel (exact path, or a unique file name)."""
@@ -208,6 +218,17 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
                 libraries.append(binary)
         findings = list(info.problems) + record.finish()
         files = source.files()
+        surface = None
+        if any(f.endswith((".cmake", ".pc")) for f in files):  # (surface.has_surface, without the import)
+            from .surface import read_surface
+
+            oses = traits_from_tags(info.tags, info.version, name=info.name).os
+            surface = read_surface(files, source.read_text, platform=next(iter(oses)) if len(oses) == 1 else None)
+        dll_dirs: list[str] = []
+        if any(b.format == "pe" for b in libraries):
+            from .dll_directories import dll_directories
+
+            dll_dirs = dll_directories(files, source.read_text)
     for b in libraries:
         if b.error:
             findings.append(Finding("WA001", f"{b.path}: {b.error}", subject=b.path, paths=[b.path]))
@@ -227,4 +248,6 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
         findings=findings,
         strings=needles,
         interest=interest,
+        surface=surface,
+        dll_directories=dll_dirs,
     )

@@ -182,6 +182,7 @@ def merge_wheels(wheels: Sequence[Wheel]) -> TogetherWheel:
         interest=_common_interest([w.interest for w in wheels]),
         origins=origins,
         members=list(wheels),
+        surface=_merged_surface(wheels),
     )
     merged.findings += _cross_requirements(merged, wheels, labels)
     return merged
@@ -189,7 +190,27 @@ def merge_wheels(wheels: Sequence[Wheel]) -> TogetherWheel:
 
 def _prefixed(f: Finding, lab: str) -> Finding:
     return Finding(f.code, f"{lab}: {f.message}", subject=f.subject, paths=list(f.paths),
-                   symbols=list(f.symbols), rule=f.rule, waived_by=f.waived_by)
+                   symbols=list(f.symbols), rule=f.rule, waived_by=f.waived_by,
+                   severity_override=f.severity_override)
+
+
+def _merged_surface(wheels: Sequence[Wheel]):
+    """The members' consumer surfaces side by side (each read against its own wheel: a path one
+    wheel's config names in another wheel counts as missing), None when no member has one."""
+    surfaces = [w.surface for w in wheels if w.surface is not None]
+    if not surfaces:
+        return None
+    from .surface import Surface
+
+    out = Surface()
+    for s in surfaces:
+        out.targets += s.targets
+        out.configs += s.configs
+        out.export_files.update(s.export_files)
+        out.pkgconfig += s.pkgconfig
+        out.problems += s.problems
+        out.texts.update(s.texts)
+    return out
 
 
 # --------------------------------------------------------------------------------------------

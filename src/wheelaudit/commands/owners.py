@@ -85,7 +85,7 @@ def symbol_owners(wheel, patterns: list[str]) -> list[SymbolOwners]:
     """For each pattern, the libraries that define and those that import a matching symbol."""
     from ..globs import SymbolPattern
     from ..index import SymbolIndex
-    from ..symbols import demangle
+    from ..symbols import demangle, qualified_name
 
     pats = [SymbolPattern(p) for p in patterns]
     libs = [b for b in wheel.libraries if b.ok]
@@ -109,7 +109,8 @@ def symbol_owners(wheel, patterns: list[str]) -> list[SymbolOwners]:
             if weak_all or local_names:
                 definers.append(Definer(b.path, strong=sorted(n for n, w in weak_all.items() if not w),
                                         weak=sorted(n for n, w in weak_all.items() if w), local=sorted(local_names)))
-            used = [d for d, raw in imports[b.path] if pat.matches(d) or (raw != d and pat.matches(raw))]
+            used = [d for d, raw in imports[b.path]
+                    if pat.matches(d) or (raw != d and (pat.matches(raw) or pat.matches(qualified_name(d))))]
             if used:
                 importers.append(Importer(b.path, sorted(set(used))))
         definers.sort(key=lambda d: (-len(d.strong), -len(d.local), -len(d.weak), d.path))

@@ -101,8 +101,8 @@ def spool_ranges(fmt: str, head: bytes, size: int) -> list[tuple[int, int]] | No
     from its first bytes ``head``, or None for all of it. A thin Mach-O file: exactly what
     :func:`parse` reads (its load commands say). An ELF file: a guess (its section headers, which
     say where the symbol tables are, come last), all but the inside of a large executable
-    segment; its reader checks every read against the holes (``data.holes``) and raises
-    :class:`Unspooled` rather than read one."""
+    segment. A PE file: all but its large code sections. The ELF and PE readers check every
+    read against the holes (``data.holes``) and raise :class:`Unspooled` rather than read one."""
     if fmt == "macho":
         from . import macho
 
@@ -111,6 +111,10 @@ def spool_ranges(fmt: str, head: bytes, size: int) -> list[tuple[int, int]] | No
         from . import elf
 
         return elf.spool_ranges(head, size)
+    if fmt == "pe":
+        from . import pe
+
+        return pe.spool_ranges(head, size)
     return None
 
 

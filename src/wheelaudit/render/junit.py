@@ -22,7 +22,7 @@ from ..report import Report, WheelReport
 MESSAGE_LIMIT = 400
 
 #: rule ids that exist whatever the ruleset: the scan's own checks and linkage
-BUILTIN_RULES = ("integrity", "linkage")
+BUILTIN_RULES = ("integrity", "linkage", "abi")
 
 
 def _ruleset(report: Report) -> Any:
@@ -51,6 +51,8 @@ def finding_rule(f: Finding) -> str:
         return f.rule
     if f.code.startswith("WA5"):
         return "linkage"
+    if f.code.startswith("WA6"):
+        return "abi"
     if f.code == "WA004":
         return "waivers"
     return "integrity"

@@ -6,7 +6,7 @@ import os
 import sys
 from typing import TextIO
 
-from ..findings import Finding
+from ..findings import CODES, Finding
 from ..report import Report
 from ..scan import Wheel
 
@@ -65,7 +65,8 @@ def render_findings(wheel_name: str, findings: list[Finding], out: TextIO, color
         for p in f.paths[:8]:
             out.write(f"    at {p}\n")
         if len(f.paths) > 8:
-            out.write(f"    … (+{len(f.paths) - 8} more paths)\n")
+            out.write(f"    … and {len(f.paths) - 8} more\n")
+        out.write(f"    hint: {f.hint or CODES[f.code].fix}\n")
 
 
 def render_report(report: Report, out: TextIO, color: bool = False) -> None:
@@ -121,7 +122,14 @@ def render_inspect(wheels: list[Wheel], out: TextIO, color: bool = False, symbol
             for sl in b.slices:
                 prefix = f"    [{sl.arch}] " if b.universal else "    "
                 facts = []
-                if sl.min_os:
+                if sl.linker_version is not None:  # a PE slice
+                    facts.append(f"subsystem {sl.subsystem} {sl.min_os}")
+                    facts.append(f"linker {sl.linker_version}")
+                    if sl.file_version:
+                        facts.append(f"file version {sl.file_version}")
+                    if sl.debug_path:
+                        facts.append(f"pdb {sl.debug_path}")
+                elif sl.min_os:
                     os_words = {"ios": "iOS", "ios-simulator": "iOS simulator", "maccatalyst": "Mac Catalyst",
                                 "tvos": "tvOS", "watchos": "watchOS"}.get(sl.platform or "macos", "macOS")
                     facts.append(f"min {os_words} {sl.min_os}")
@@ -130,10 +138,19 @@ def render_inspect(wheels: list[Wheel], out: TextIO, color: bool = False, symbol
                 if sl.needs_versions:
                     facts.append("needs " + _highest_versions(sl.needs_versions))
                 facts.append("stripped" if sl.stripped else f"{len(sl.locals)} local symbols")
+                if sl.debug_bytes:
+                    facts.append(f"debug info {human_size(sl.debug_bytes)}")
+                if sl.exec_stack:
+                    facts.append("executable stack")
+                if sl.textrel:
+                    facts.append("text relocations")
+                if sl.signature is not None:
+                    facts.append(f"signature {sl.signature}"
+                                 + (f" ({sl.signature_detail})" if sl.signature_detail else ""))
                 out.write(prefix + "; ".join(facts) + "\n")
                 res = (resolutions or {}).get(b.path, {}).get(sl.arch, {})
                 for d in sl.dependencies:
-                    kind = "" if d.kind in ("needed", "load") else f" ({d.kind})"
+                    kind = "" if d.kind in ("needed", "load", "import") else f" ({d.kind})"
                     shown = ""
                     if d.name in res:
                         where = res[d.name]
@@ -152,11 +169,67 @@ def render_inspect(wheels: list[Wheel], out: TextIO, color: bool = False, symbol
                     for s in sl.exports:
                         flag = "W" if s.weak else "T" if s.type == "func" else "D"
                         out.write(f"{prefix}  {flag} {s.demangled}\n")
-                    for n in sl.imports:
-                        out.write(f"{prefix}  U {n}\n")
+                    if sl.imports_from:  # PE: each name under the DLL it comes from
+                        for dll, names in sl.imports_from.items():
+                            for n in names:
+                                out.write(f"{prefix}  U {n} ({dll})\n")
+                    else:
+                        for n in sl.imports:
+                            out.write(f"{prefix}  U {n}\n")
+                    for n, target in sl.forwarders.items():
+                        out.write(f"{prefix}  F {n} -> {target}\n")
+        if w.surface is not None:
+            _render_surface(w, out, color)
         for f in w.findings:
             out.write(f"\n  {paint(f.code, 'error', color)} {f.message}\n")
         out.write("\n")
+
+
+def _shown_ref(ref, identities: dict | None = None) -> str:
+    """A path of the consumer surface: the member it names, or the text, and what is wrong with it."""
+    if ref.kind == "wheel" and ref.member is not None:
+        text = ref.member if ref.exists else f"{ref.member} (not in the wheel)"
+        if identities is not None and ref.member in identities:
+            text += f"  identity {identities[ref.member] or '-'}"
+        return text
+    return {"absolute": f"{ref.text} (absolute)", "unresolved": f"{ref.text} (unresolved)"}.get(
+        ref.kind, f"{ref.text} (outside the wheel)")
+
+
+def _render_surface(w: Wheel, out: TextIO, color: bool) -> None:
+    """``inspect``: the consumer surface, each target with its type, file, identity, live or orphan;
+    each package config with what it reaches; each .pc with its libs and cflags."""
+    s = w.surface
+    ids = {b.path: b.identity for b in w.libraries}
+    out.write(f"\n  {paint('consumer surface', 'bold', color)} (CMake / pkg-config, read as text)\n")
+    for c in s.configs:
+        out.write(f"    config {c.path}  package {c.package}\n")
+        for inc in c.includes:
+            out.write(f"      includes {inc}\n")
+        for inc in c.unresolved_includes:
+            out.write(f"      includes {inc} (not followed)\n")
+    for t in s.targets:
+        state = "live" if t.live else paint("orphan", "warning", color)
+        out.write(f"    target {t.name}  {t.type}  {state}  in {t.export_file}\n")
+        for cfg, ref in sorted(t.files.items()):
+            soname = t.sonames.get(cfg, t.sonames.get(""))
+            out.write(f"      file{'[' + cfg + ']' if cfg else ''} {_shown_ref(ref, ids)}"
+                      + (f"  IMPORTED_SONAME {soname}" if soname else "") + "\n")
+        for ref in t.include_dirs:
+            out.write(f"      include {_shown_ref(ref)}\n")
+        links = [x if isinstance(x, str) else _shown_ref(x) for x in t.link_libraries]
+        if links:
+            out.write(f"      links {'; '.join(links)}\n")
+    for p in s.pkgconfig:
+        out.write(f"    pkg-config {p.name}  {p.path}\n")
+        out.write(f"      libs {' '.join(p.libs) or '-'}\n")
+        if p.libs_private:
+            out.write(f"      libs.private {' '.join(p.libs_private)}\n")
+        out.write(f"      cflags {' '.join(p.cflags) or '-'}\n")
+        if p.requires:
+            out.write(f"      requires {' '.join(p.requires)}\n")
+    for path, why in s.problems:
+        out.write(f"    {paint('unreadable', 'warning', color)} {path}: {why}\n")
 
 
 def _highest_versions(versions: list[str]) -> str:

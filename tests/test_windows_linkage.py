@@ -1,0 +1,131 @@
+"""Windows DLL resolution (WA501 for PE, WA507), as the loader resolves an extension module's
+imports: its own folder, the folders its package adds at import time, System32 and the API sets,
+and what CPython ships beside python.exe."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from packaging.tags import parse_tag
+
+from wheelaudit.conditions import traits_from_tags
+from wheelaudit.dll_directories import dll_directories, folders_in
+from wheelaudit.facts import Binary, Dependency, Slice
+from wheelaudit.linkage import check_linkage, resolution_table
+from wheelaudit.scan import Wheel
+
+WIN = "cp311-cp311-win_amd64"
+
+
+def pe(path: str, imports=(), delay=(), machine="x86_64", linker=None, version=None) -> Binary:
+    deps = [Dependency(n, "import") for n in imports] + [Dependency(n, "delay") for n in delay]
+    return Binary(path=path, format="pe", size=100, slices=[Slice(
+        arch=machine, dependencies=deps, linker_version=linker, file_version=version)])
+
+
+def wheel(libs, dll_dirs=(), tag=WIN) -> Wheel:
+    tags = sorted(parse_tag(tag), key=str)
+    return Wheel(path=Path(f"demo-1.0-{tag}.whl"), name="demo", version="1.0", tags=[str(t) for t in tags],
+                 traits=traits_from_tags(tags, "1.0"), files=[b.path for b in libs], libraries=libs,
+                 dll_directories=list(dll_dirs))
+
+
+def codes(fs):
+    return sorted(f.code for f in fs)
+
+
+def test_system_api_sets_ucrt_and_python_runtime_are_external():
+    w = wheel([pe("pkg/_ext.cp311-win_amd64.pyd", ["python311.dll", "KERNEL32.dll", "VCRUNTIME140.dll",
+                                                    "VCRUNTIME140_1.dll", "api-ms-win-crt-runtime-l1-1-0.dll",
+                                                    "ucrtbase.dll", "ADVAPI32.dll", "python3.dll"])])
+    assert check_linkage(w) == []
+    table = resolution_table(w)["pkg/_ext.cp311-win_amd64.pyd"]["x86_64"]
+    assert table["KERNEL32.dll"].startswith("external: KERNEL32.dll (a system DLL")
+    assert "CPython" in table["python311.dll"]
+
+
+def test_the_msvc_redistributable_must_ship():
+    w = wheel([pe("pkg/_ext.pyd", ["MSVCP140.dll", "VCOMP140.DLL"])])
+    fs = check_linkage(w)
+    assert codes(fs) == ["WA501", "WA501"]
+    assert all("Visual C++ redistributable" in f.message for f in fs)
+    # shipped beside the module: found, whatever the case of its name
+    w = wheel([pe("pkg/_ext.pyd", ["MSVCP140.dll"]), pe("pkg/msvcp140.dll")])
+    assert check_linkage(w) == []
+
+
+def test_import_time_folders_are_searched():
+    libs = [pe("pkg/_ext.pyd", ["libopenblas-abc.dll"]), pe("pkg.libs/libopenblas-abc.dll")]
+    assert codes(check_linkage(wheel(libs))) == ["WA501"]
+    assert check_linkage(wheel(libs, dll_dirs=["pkg.libs"])) == []
+
+
+def test_delay_loads_missing_are_not_errors():
+    w = wheel([pe("pkg/_ext.pyd", delay=["nvcuda.dll"])])
+    assert check_linkage(w) == []
+    assert resolution_table(w)["pkg/_ext.pyd"]["x86_64"]["nvcuda.dll"] == "weak, absent"
+
+
+def test_stale_vendored_runtime():
+    new = pe("pkg/_ext.pyd", ["msvcp140.dll"], linker="14.42")
+    old = pe("pkg/msvcp140.dll", version="14.29.30133.0")
+    f = [f for f in check_linkage(wheel([new, old])) if f.code == "WA507"]
+    assert len(f) == 1 and f[0].severity == "error" and "std::mutex" in f[0].message
+    mid = pe("pkg/_ext.pyd", ["msvcp140.dll"], linker="14.36")
+    f = [f for f in check_linkage(wheel([mid, old])) if f.code == "WA507"]
+    assert len(f) == 1 and f[0].severity == "warning"
+    ok = pe("pkg/msvcp140.dll", version="14.42.34433.0")
+    assert [f for f in check_linkage(wheel([new, ok])) if f.code == "WA507"] == []
+
+
+DELVEWHEEL = '''"""numpy"""
+
+# start delvewheel patch
+def _delvewheel_patch_1_11_2():
+    import os
+    if os.path.isdir(libs_dir := os.path.abspath(os.path.join(os.path.dirname(__file__), os.pardir, 'numpy.libs'))):
+        os.add_dll_directory(libs_dir)
+
+
+_delvewheel_patch_1_11_2()
+del _delvewheel_patch_1_11_2
+# end delvewheel patch
+'''
+
+TORCH = '''
+def _load_dll_libraries() -> None:
+    th_dll_path = os.path.join(os.path.dirname(__file__), "lib")
+    dll_paths = [th_dll_path]
+    for dll_path in dll_paths:
+        os.add_dll_directory(dll_path)
+'''
+
+
+def test_folders_from_init_files():
+    assert folders_in(DELVEWHEEL, "numpy/__init__.py") == ["numpy.libs"]
+    assert folders_in(TORCH, "torch/__init__.py") == ["torch/lib"]
+    assert folders_in("import os\nos.path.join(os.path.dirname(__file__), 'lib')\n", "x/__init__.py") == []
+    assert folders_in("def f(:\n  os.add_dll_directory(x)\n", "x/__init__.py") == []  # not Python: nothing
+    texts = {"numpy/__init__.py": DELVEWHEEL, "torch/__init__.py": TORCH, "a/b/__init__.py": "x = 1\n"}
+    assert dll_directories(texts, texts.get) == ["numpy.libs", "torch/lib"]
+
+
+def test_pe_fixture_wheel_clean_and_broken(pe_libs, tmp_path):
+    """The fixture .pyd imports a fake python311.dll and KERNEL32.dll: packed as a wheel with its
+    import libraries' DLLs absent, it resolves only what Windows provides."""
+    import wheelaudit
+    from wheel.wheelfile import WheelFile
+
+    pyd = next(Path(pe_libs).rglob("x.pyd"))
+    whl = tmp_path / "demo-1.0-cp311-cp311-win_amd64.whl"
+    with WheelFile(whl, "w") as wf:
+        wf.writestr("demo-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: demo\nVersion: 1.0\n")
+        wf.writestr("demo-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\nGenerator: t\nRoot-Is-Purelib: false\nTag: cp311-cp311-win_amd64\n")
+        wf.write(str(pyd), "demo/x.cp311-win_amd64.pyd")
+    report = wheelaudit.audit(whl, select=["WA5"])
+    lib = wheelaudit.scan(whl).library("demo/x.cp311-win_amd64.pyd")
+    delayed = {d.name for s in lib.slices for d in s.dependencies if d.kind == "delay"}
+    assert delayed == {"DELAYED.dll"}
+    unresolved = {f.subject for f in report.findings}
+    expected = {d for d in lib.dependencies if d.lower() not in ("kernel32.dll", "python311.dll")
+                and not d.lower().startswith(("api-ms-win-", "vcruntime140")) and d not in delayed}
+    assert unresolved == expected == {"MSVCP140.dll", "ORDLIB.dll"}
