@@ -44,7 +44,7 @@ def codes(wheel: Path) -> list[str]:
 
 
 @pytest.mark.parametrize("name", ["armv7_hard", "armv5_soft", "mips64el", "riscv64", "ppc64le", "fcntl64_2_28",
-                                  "android", "ios", "iossim_arm64", "iossim_x86_64"])
+                                  "android", "android_ext", "ios", "ios_ext", "iossim_arm64", "iossim_x86_64"])
 def test_binaries_that_match_their_tag_pass(platform_wheels, name):
     p = check(platform_wheels[name])
     assert p.returncode == 0, p.stdout + p.stderr

@@ -216,6 +216,11 @@ def check_libpython(wheel) -> list[Finding]:
     """WA603: extension modules (ELF, Mach-O) that link libpython. (PE modules must import
     ``python3X.dll``: that is how Windows works.)"""
     out = []
+    from ..platforms import wheel_platforms
+
+    plats = wheel_platforms(wheel)
+    if plats and all(p.family == "android" for p in plats):
+        return out  # PEP 738: on Android an extension module must link libpython3.X.so
     for b in wheel.libraries:
         if not b.ok or b.format not in ("elf", "macho") or not is_extension_module(b):
             continue
