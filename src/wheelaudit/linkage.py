@@ -161,6 +161,35 @@ class _Rules:
             return any(g.match(low) or g.match(base) for g in self.allow_external)
         return False
 
+    def table_provider(self, name: str) -> Resolution | None:
+        """What the provider table (:func:`wheelaudit.policydata.required_provider`) says of a
+        dependency found nowhere else: a GPU driver library (external), provided by a
+        distribution the wheel requires, or by one it does not require (``required=False``:
+        WA505); None when no distribution known ships it."""
+        wheel = self._wheel
+        plats = platforms.platform_strings(getattr(wheel, "tags", []) or [])
+        if not plats:
+            return None
+        dep = Dependency(name)
+        if any(policydata.driver_library(name, p) for p in plats):
+            return Resolution(dep, "external", external=f"{name} (a GPU driver library, installed outside Python)")
+        python = _python_version(wheel.tags)
+        got = policydata.required_provider(name, getattr(wheel, "requires_dist", []) or [], wheel.tags, python,
+                                           transitive=True)
+        if got:
+            p = got[0]
+            via = f" through {p.requirement}" if p.transitive or p.entry.extras_path else ""
+            note = f"{p.entry.shipped_by or p.entry.distribution}{via}"
+            return Resolution(dep, "provided", dist=p.entry.distribution, required=True,
+                              external=f"provided by {note} (Requires-Dist: {p.requirement})")
+        entries = [e for plat in plats for e in policydata.providers_of(name, plat)]
+        if entries:
+            e = entries[0]
+            return Resolution(dep, "provided", dist=e.distribution, required=False,
+                              external=f"provided by {e.distribution} ({e.distribution}{e.versions}), "
+                                       "which the wheel does not require")
+        return None
+
     def provider(self, name: str) -> str | None:
         base = _basename(name)
         for dist, globs in self.provided_by.items():
@@ -357,6 +386,9 @@ class Resolution:
     consulted: list[tuple[str, str, str]] = field(default_factory=list)
     #: an absolute (build-machine) directory the loader tries before the system's copy
     build_path: str | None = None
+    #: a provider from the provider table: whether the wheel requires it (None: the rules'
+    #: provided-by, whose requirement WA505 checks itself)
+    required: bool | None = None
 
     @property
     def where(self) -> str | None:
@@ -369,7 +401,7 @@ class Resolution:
                 return f"external: {self.external} (outside the wheel; the build path {self.build_path} is tried first)"
             return f"external: {self.external}"
         if self.status == "provided":
-            return f"provided-by: {self.dist}"
+            return self.external or f"provided-by: {self.dist}"
         if self.status == "weak-absent":
             return "weak, absent"
         return None
@@ -495,10 +527,15 @@ class _Resolver:
                 hint: str | None = None) -> Resolution:
         """After looking inside the wheel in vain: provided-by, allowed externals, weak."""
         dist = self.rules.provider(dep.name)
-        if dist is not None:
+        if dist is not None:  # the rules' provided-by decides first (project-specific providers)
             return Resolution(dep, "provided", dist=dist, tried=tried)
         if self.rules.external(b, dep.name):
             return Resolution(dep, "external", external=dep.name, tried=tried)
+        known = self.rules.table_provider(dep.name)
+        if known is not None:
+            known.tried = tried
+            known.dependency = dep
+            return known
         if dep.optional:
             return Resolution(dep, "weak-absent", tried=tried, reason=reason)
         return Resolution(dep, "unresolved", tried=tried, reason=reason, hint=hint)
@@ -741,14 +778,45 @@ def _required_dists(wheel) -> tuple[set[str], dict[str, list[str]]]:
     return plain, extra_only
 
 
+def _python_version(tags) -> str:
+    """The lowest CPython version the wheel's tags name (``cp311`` -> ``"3.11"``), else 3.11."""
+    found = []
+    for t in tags:
+        for py in str(t).split("-")[0].split("."):
+            if py.startswith("cp") and py[2:].isdigit() and len(py) >= 4:
+                found.append((int(py[2]), int(py[3:])))
+    major, minor = min(found) if found else (3, 11)
+    return f"{major}.{minor}"
+
+
+def _wa505_table(resolved: dict[str, dict[str, list[Resolution]]]) -> list[Finding]:
+    """One WA505 per distribution the provider table names but the wheel does not require:
+    every library it would provide, every binary that needs one."""
+    need: dict[str, tuple[list[str], list[str], str]] = {}
+    for path, per_arch in resolved.items():
+        for rs in per_arch.values():
+            for r in rs:
+                if r.status == "provided" and r.required is False and r.dist:
+                    libs, paths, note = need.setdefault(r.dist, ([], [], r.external or ""))
+                    if r.dependency.name not in libs:
+                        libs.append(r.dependency.name)
+                    if path not in paths:
+                        paths.append(path)
+    return [Finding("WA505", f"{examples(paths, 2)} need{'s' if len(paths) == 1 else ''} {examples(libs, 6)}, "
+                             f"{note}: `pip install` of this wheel alone leaves them unloadable; add "
+                             f"Requires-Dist: {dist}", subject=dist, paths=paths, symbols=[], rule=RULE,
+                    hint=f"add Requires-Dist: {dist} (with the version range the wheel was built against)")
+            for dist, (libs, paths, note) in need.items()]
+
+
 def _wa505(wheel, resolved: dict[str, dict[str, list[Resolution]]]) -> list[Finding]:
     plain, extra_only = _required_dists(wheel)
-    out: list[Finding] = []
+    out: list[Finding] = _wa505_table(resolved)
     for path, per_arch in resolved.items():
         need: dict[str, list[str]] = {}
         for rs in per_arch.values():
             for r in rs:
-                if r.status == "provided" and r.dist is not None:
+                if r.status == "provided" and r.dist is not None and r.required is None:
                     lst = need.setdefault(r.dist, [])
                     if r.dependency.name not in lst:
                         lst.append(r.dependency.name)
