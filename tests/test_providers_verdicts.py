@@ -69,3 +69,13 @@ def test_cuda_libraries_through_a_meta_distribution_and_the_driver():
 
 def test_nobody_known_is_still_wa501():
     assert codes(check_linkage(wheel(["libnobody.so.3"], requires=["torch"]))) == [("WA501", "error")]
+
+
+def test_an_optional_dependency_is_a_warning():
+    from wheelaudit.globs import Glob
+    from wheelaudit.ruleset import LinkageRule
+
+    w = wheel(["libtbb.so.12", "libgomp.so.1.0.0"])
+    rule = LinkageRule(optional=[Glob("libtbb.so.*", cross_slash=True), Glob("libgomp.so.*", cross_slash=True)])
+    assert codes(check_linkage(w, rule)) == [("WA501", "warning"), ("WA505", "warning")]
+    assert codes(check_linkage(w)) == [("WA501", "error"), ("WA505", "error")]

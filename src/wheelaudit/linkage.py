@@ -107,6 +107,7 @@ class _Rules:
     provided_by: dict[str, list[Glob]] = field(default_factory=dict)
     forbid_rpath: list[Glob] = field(default_factory=list)
     allow_rpath: list[Glob] = field(default_factory=list)
+    optional: list[Glob] = field(default_factory=list)
     # the ELF allowlist, made when an ELF binary first asks (a macOS wheel's check never does:
     # the newest manylinux policy's globs, 3-4 ms after the last worker)
     _elf: tuple[list[Glob], str] | None = field(default=None, repr=False, compare=False)
@@ -124,6 +125,7 @@ class _Rules:
             r.provided_by = {d: [_glob(g) for g in gs] for d, gs in (getattr(rule, "provided_by", {}) or {}).items()}
             r.forbid_rpath = [_glob(g) for g in getattr(rule, "forbid_rpath", []) or []]
             r.allow_rpath = [_glob(g) for g in getattr(rule, "allow_rpath", []) or []]
+            r.optional = [_glob(g) for g in getattr(rule, "optional", []) or []]
         r._wheel = wheel
         return r
 
@@ -751,7 +753,11 @@ def _wa501(wheel, rules: _Rules, resolved: dict[str, dict[str, list[Resolution]]
         if r.hint:
             msg += f"; {r.hint}"
         msg += f". Allowed externals: {rules.externals_desc(b)}"
-        out.append(Finding("WA501", msg, subject=name, paths=paths, rule=RULE))
+        optional = any(g.match(name) or g.match(_basename(name)) for g in rules.optional)
+        if optional:
+            msg += " (declared optional in [linkage] optional: the binary has a fallback)"
+        out.append(Finding("WA501", msg, subject=name, paths=paths, rule=RULE,
+                           severity_override="warning" if optional else None))
     return out
 
 
@@ -789,7 +795,7 @@ def _python_version(tags) -> str:
     return f"{major}.{minor}"
 
 
-def _wa505_table(resolved: dict[str, dict[str, list[Resolution]]]) -> list[Finding]:
+def _wa505_table(resolved: dict[str, dict[str, list[Resolution]]], rules: _Rules) -> list[Finding]:
     """One WA505 per distribution the provider table names but the wheel does not require:
     every library it would provide, every binary that needs one."""
     need: dict[str, tuple[list[str], list[str], str]] = {}
@@ -802,16 +808,20 @@ def _wa505_table(resolved: dict[str, dict[str, list[Resolution]]]) -> list[Findi
                         libs.append(r.dependency.name)
                     if path not in paths:
                         paths.append(path)
+    def optional(lib: str) -> bool:
+        return any(g.match(lib) or g.match(_basename(lib)) for g in rules.optional)
+
     return [Finding("WA505", f"{examples(paths, 2)} need{'s' if len(paths) == 1 else ''} {examples(libs, 6)}, "
                              f"{note}: `pip install` of this wheel alone leaves them unloadable; add "
                              f"Requires-Dist: {dist}", subject=dist, paths=paths, symbols=[], rule=RULE,
-                    hint=f"add Requires-Dist: {dist} (with the version range the wheel was built against)")
+                    hint=f"add Requires-Dist: {dist} (with the version range the wheel was built against)",
+                    severity_override="warning" if all(optional(lib) for lib in libs) else None)
             for dist, (libs, paths, note) in need.items()]
 
 
-def _wa505(wheel, resolved: dict[str, dict[str, list[Resolution]]]) -> list[Finding]:
+def _wa505(wheel, resolved: dict[str, dict[str, list[Resolution]]], rules: _Rules) -> list[Finding]:
     plain, extra_only = _required_dists(wheel)
-    out: list[Finding] = _wa505_table(resolved)
+    out: list[Finding] = _wa505_table(resolved, rules)
     for path, per_arch in resolved.items():
         need: dict[str, list[str]] = {}
         for rs in per_arch.values():
@@ -1022,5 +1032,5 @@ def check_linkage(wheel, rule=None) -> list[Finding]:
         if not b.ok:
             continue
         resolved[b.path] = {s.arch: [resolver.resolve(b, s, d) for d in s.dependencies] for s in b.slices}
-    return (_wa501(wheel, rules, resolved) + _wa502(wheel, rules, resolved) + _wa505(wheel, resolved)
+    return (_wa501(wheel, rules, resolved) + _wa502(wheel, rules, resolved) + _wa505(wheel, resolved, rules)
             + _wa507(wheel, resolved) + platforms.check_platform(wheel))
