@@ -170,7 +170,7 @@ class _Rules:
         WA505); None when no distribution known ships it."""
         wheel = self._wheel
         plats = platforms.platform_strings(getattr(wheel, "tags", []) or [])
-        if not plats:
+        if not plats or name.startswith("/"):  # (an absolute install name loads that path, no other copy)
             return None
         dep = Dependency(name)
         if any(policydata.driver_library(name, p) for p in plats):
