@@ -266,10 +266,8 @@ def test_no_rules_runs_the_built_in_checks(pytester, project):
     reprec = inline(pytester, "--wheelaudit", whl)
     got = outcomes(reprec)
     assert set(got["passed"]) | set(got["failed"]) == {"linkage", "integrity", "abi"}
-    assert "abi" in got["passed"]
-    assert "integrity" in got["passed"]
-    # without [linkage] provided-by, _C's libtorch / libc10 resolve nowhere: the built-in check says so
-    assert "WA501 error" in got["failed"]["linkage"].longreprtext
+    # _C's libtorch / libc10 are torch's, which the wheel requires (the provider table)
+    assert {"abi", "integrity", "linkage"} <= set(got["passed"])
 
 
 @pytest.mark.parametrize("case", ["invalid_rules", "missing_rules", "not_a_wheel", "no_match", "ini_no_match"])
