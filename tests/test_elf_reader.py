@@ -182,11 +182,12 @@ ARCH = {  # e_machine -> expected arch (the reader contract), by (64-bit, little
     22: lambda is64, le: "s390x" if is64 else "s390",
     243: lambda is64, le: "riscv64" if is64 else "riscv32",
     258: lambda is64, le: "loongarch64" if is64 else "loongarch32",
+    8: lambda is64, le: ("mips64" if is64 else "mips") + ("el" if le else ""),
 }
 
 
 def expected_arch(machine: int, is64: bool, little: bool) -> str:
-    return ARCH[machine](is64, little) if machine in ARCH else f"em_{machine}"
+    return ARCH[machine](is64, little) if machine in ARCH else f"unknown machine (ELF e_machine {machine})"
 
 
 EXPORT_BIND = {1: "global", 10: "global", 2: "weak"}
@@ -377,7 +378,7 @@ def test_inputs_cover_the_contract(sectioned_elfs, extra_elfs):
     assert len(sectioned_elfs) >= 20
     facts = [ours(p) for p in sectioned_elfs]
     assert {f["arch"] for f in facts} >= {"x86_64", "aarch64", "i686", "armv7l", "ppc64", "ppc64le", "ppc",
-                                          "riscv64", "s390x", "em_8"}
+                                          "riscv64", "s390x", "mipsel"}
     assert {f["kind"] for f in facts} == {"shared", "executable", "object"}
     exports = [x for f in facts for x in f["exports"]]
     assert {x[1] for x in exports} == {"global", "weak"}
@@ -477,7 +478,7 @@ def test_glibc_version_needed(fixture_map):
     ("libbase.aarch64.so", "aarch64"), ("libbase.i686.so", "i686"), ("libbase.ppc64.so", "ppc64"),
     ("libbase.armv7-linux-gnueabihf.so", "armv7l"), ("libbase.riscv64-linux-gnu.so", "riscv64"),
     ("libbase.powerpc64le-linux-gnu.so", "ppc64le"), ("libbase.powerpc-linux-gnu.so", "ppc"),
-    ("libbase.mipsel-linux-gnu.so", "em_8"), ("base.s390x.o", "s390x"),
+    ("libbase.mipsel-linux-gnu.so", "mipsel"), ("base.s390x.o", "s390x"),
     ("libbase.x86_64-linux-gnux32.so", "x32"),  # EM_X86_64 in an ELF32 file: not loadable as x86_64
 ])
 def test_architectures(fixture_map, name, arch):
@@ -495,7 +496,7 @@ def test_arch_mapping_of_loongarch_and_unknown(fixture_map):
     struct.pack_into("<H", data, 18, 258)  # EM_LOONGARCH
     assert elf.parse(bytes(data))[0].arch == "loongarch64"
     struct.pack_into("<H", data, 18, 0xBEEF)
-    assert elf.parse(bytes(data))[0].arch == "em_48879"
+    assert elf.parse(bytes(data))[0].arch == "unknown machine (ELF e_machine 48879)"  # words, never em_N
 
 
 def test_versions_and_symbol_kinds(fixture_map):
@@ -1105,3 +1106,36 @@ def test_spool_ranges_guess_keeps_the_headers_and_what_is_not_code():
     assert elf.spool_ranges(elf64([(0, 40 * mb, 5)]), 434 * mb) is None  # too little to leave out
     assert elf.spool_ranges(head[:100], 434 * mb) is None  # program headers past the head
     assert elf.spool_ranges(b"\x7fELF\x03" + head[5:], 434 * mb) is None
+
+
+def _pyelftools_import_versions(path: Path) -> dict[str, str]:
+    """Undefined dynamic symbols -> the verneed (vernaux) name their .gnu.version entry names."""
+    out: dict[str, str] = {}
+    with open(path, "rb") as fh:
+        e = ELFFile(fh)
+        by_type = {}
+        for sec in e.iter_sections():
+            by_type.setdefault(sec["sh_type"], sec)
+        if "SHT_DYNSYM" not in by_type or "SHT_GNU_versym" not in by_type or "SHT_GNU_verneed" not in by_type:
+            return out
+        names = {aux["vna_other"] & 0x7FFF: aux.name
+                 for _vn, auxs in by_type["SHT_GNU_verneed"].iter_versions() for aux in auxs}
+        versym = by_type["SHT_GNU_versym"]
+        for i, sym in enumerate(by_type["SHT_DYNSYM"].iter_symbols()):
+            if i == 0 or sym["st_shndx"] != "SHN_UNDEF" or not sym.name:
+                continue
+            ndx = versym.get_symbol(i)["ndx"]
+            ndx = ndx & 0x7FFF if isinstance(ndx, int) else 0
+            if ndx in names:
+                out.setdefault(sym.name.split("@", 1)[0], names[ndx])
+    return out
+
+
+def test_import_versions_match_pyelftools(sectioned_elfs):
+    """Slice.import_versions (WA504's symbols) on every input: what .gnu.version + .gnu.version_r say."""
+    seen = 0
+    for p in sectioned_elfs:
+        got = elf.parse(p.read_bytes())[0].import_versions
+        assert got == _pyelftools_import_versions(p), p.name
+        seen += bool(got)
+    assert seen, "some input has versioned imports"

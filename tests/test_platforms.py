@@ -74,7 +74,8 @@ def test_parse_platform_legacy_aliases_and_families():
     assert parse_platform("macosx_10_9_intel").archs == ("i386", "x86_64")
     assert parse_platform("win_amd64").archs == ("x86_64",)
     assert parse_platform("any").os == "any"
-    assert parse_platform("ios_13_0_arm64_iphoneos").os is None
+    assert parse_platform("ios_13_0_arm64_iphoneos").os == "ios"
+    assert parse_platform("pyodide_2024_0_wasm32").os is None
 
 
 def test_policy_data_summarises_auditwheel():
@@ -172,7 +173,7 @@ def test_windows_tags_vs_pe_machine(tag, arch, ok):
 
 
 def test_unknown_platform_tag_makes_no_promise():
-    w = make_wheel("cp313-cp313-ios_13_0_arm64_iphoneos", [macho("pkg/_x.so", ("arm64", "13.0"))])
+    w = make_wheel("cp313-cp313-pyodide_2024_0_wasm32", [macho("pkg/_x.so", ("arm64", "13.0"))])
     assert check_platform(w) == []
 
 

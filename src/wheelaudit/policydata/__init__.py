@@ -29,6 +29,7 @@ __all__ = [
     "load",
     "linux_policy",
     "policy_allows_version",
+    "policy_listed_versions",
     "windows_system_dlls",
     "windows_dll_origin",
     "stable_abi_symbol",
@@ -88,6 +89,20 @@ def _split_node(node: str) -> tuple[str, str] | None:
     """``GLIBC_2.17`` -> (GLIBC, 2.17); ``CXXABI_TM_1`` -> (CXXABI, TM_1), as auditwheel keys them."""
     prefix, sep, rest = node.partition("_")
     return (prefix, rest) if sep and prefix and rest else None
+
+
+def policy_listed_versions(policy: str, arch: str, node: str) -> tuple[str, tuple[str, ...]] | None:
+    """The library key of the symbol version ``node`` as auditwheel keys it and the versions
+    ``policy`` allows a binary of ``arch`` for it: ``("ZLIB", ())`` for ``ZLIB_1.2.9`` under
+    ``manylinux_2_5`` (listed, no version allowed), ``("GLIBC", ("2.2.5", ..., "2.17"))``;
+    None when the policy, the architecture or that library is not listed (nothing to check)."""
+    entry = linux_policy(policy)
+    if entry is None or arch not in entry.get("symbol_versions", {}):
+        return None
+    split = _split_node(node)
+    if split is None or split[0] not in entry["symbol_versions"][arch]:
+        return None
+    return split[0], tuple(entry["symbol_versions"][arch][split[0]])
 
 
 def policy_allows_version(policy: str, arch: str, node: str) -> bool | None:
