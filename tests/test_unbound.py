@@ -111,6 +111,12 @@ def test_elf_versioned_imports_on_an_unversioned_provider_abort_the_loader(unbou
     assert "no version information available" in text and "Inconsistency detected by ld.so" in text, text
 
 
+def test_a_closure_member_without_export_data_reports_nothing(unbound_wheels):
+    # libprov.so is not shipped: WA501 names it, and any import could come from it
+    got = sorted(f["code"] for f in findings(unbound_wheels["elf_no_provider"]))
+    assert got == ["WA501"]
+
+
 # --------------------------------------------------------------------------------------------
 # Mach-O and PE: the library is named per import
 

@@ -40,7 +40,7 @@ symbol in ``symbols``.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable
+from functools import lru_cache
 
 from .. import platforms, policydata
 from ..facts import MACHO_EXECUTABLE, MACHO_FLAT, Binary, Slice
@@ -135,6 +135,7 @@ def _elf_policy(wheel) -> str | None:
     return platforms.latest_manylinux_policy().name
 
 
+@lru_cache(maxsize=4096)
 def _wa504_node(node: str, policy: str, arch: str) -> bool:
     """A version node of a library the policy versions (GLIBC_, GLIBCXX_, ...) that the policy
     does not allow: WA504 reports that import."""
@@ -194,6 +195,12 @@ def _elf_scope(b: Binary, s: Slice, resolved, policy: str | None) -> _ElfScope:
     return scope
 
 
+@lru_cache(maxsize=64)
+def _external_names(sonames: tuple[str, ...], policy: str, arch: str) -> frozenset[str]:
+    """What the external members of a closure export together (every one has data)."""
+    return frozenset().union(*(policydata.elf_external_exports(n, policy, arch) or () for n in sonames))
+
+
 def _elf_unbound(b: Binary, s: Slice, resolved, exports: _Exports, policy: str | None
                  ) -> tuple[list[str], _ElfScope] | None:
     """The missing imports of one ELF slice (``name`` or ``name@VERSION``), or None when the
@@ -206,7 +213,8 @@ def _elf_unbound(b: Binary, s: Slice, resolved, exports: _Exports, policy: str |
     scope = _elf_scope(b, s, resolved, policy)
     if scope.unknown is not None:
         return None
-    ext_names = frozenset().union(*scope.external.values()) if scope.external else frozenset()
+    ext_names = _external_names(tuple(sorted(scope.external)), policy or "", s.arch)
+    inside = [(p, exports.names(p, s.arch)) for p in scope.inside]
     missing: list[str] = []
     for name in todo:
         node = s.import_versions.get(name)
@@ -214,7 +222,7 @@ def _elf_unbound(b: Binary, s: Slice, resolved, exports: _Exports, policy: str |
             continue  # a glibc/libstdc++ node newer than the tag: WA504 says it
         if name in ext_names:
             continue
-        holders = [p for p in scope.inside if name in exports.names(p, s.arch)]
+        holders = [p for p, names in inside if name in names]
         if node is None:
             if holders:
                 continue
