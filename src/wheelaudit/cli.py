@@ -118,7 +118,10 @@ def main(argv: list[str] | None = None) -> int:
         return int(exc.code or 0) if isinstance(exc.code, int) else 0
     except Exception as exc:  # noqa: BLE001 - a crash is never an exit code: every failure is a message
         if _debug():
-            raise
+            import traceback
+
+            traceback.print_exc()
+            return EXIT_USAGE
         _say(f"wheelaudit: internal error ({type(exc).__name__}: {exc}); this is a bug in wheelaudit — "
              "set WHEELAUDIT_DEBUG=1 to see the traceback")
         return EXIT_USAGE

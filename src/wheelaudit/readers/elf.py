@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from itertools import repeat
 
 from .. import symbols as _symbols
-from ..facts import Dependency, Kind, Rpath, Slice, Symbol
+from ..facts import Dependency, Kind, Rpath, Slice, Symbol, make_symbol
 from . import Buffer, MalformedBinary, Unspooled, complement, find_strings
 from . import _columns as _C
 
@@ -105,35 +105,6 @@ TAG_CPU_ARCH, TAG_ABI_VFP_ARGS = 6, 28
 _ODD = bytes(i & 1 for i in range(256))  # translate table: byte -> its low bit
 
 
-def _symbol_factory():
-    """A constructor for :class:`Symbol` that skips the frozen dataclass ``__init__``.
-
-    A frozen dataclass sets each field through ``object.__setattr__``; for the tens of
-    thousands of exports of a big library that is a third of the reading time. Setting the
-    instance ``__dict__`` at once gives an equal object. Checked once at import; if the model
-    ever changes (slots, validation, more fields), the real constructor is used instead.
-    """
-    new, set_ = object.__new__, object.__setattr__
-
-    def make(name: str, demangled: str, binding: str, type_: str, version: str | None) -> Symbol:
-        sym = new(Symbol)
-        set_(sym, "__dict__", {"name": name, "demangled": demangled, "binding": binding,
-                               "type": type_, "version": version})
-        return sym
-
-    try:
-        probe = ("_Z1fv", "f()", "weak", "func", "V_1")
-        real, fast = Symbol(*probe), make(*probe)
-        if (fast == real and vars(fast) == vars(real) and hash(fast) == hash(real)
-                and type(Symbol.__init__).__name__ == "function"
-                and list(Symbol.__dataclass_fields__) == ["name", "demangled", "binding", "type", "version"]):
-            return make
-    except Exception:  # noqa: BLE001 - any surprise: use the real constructor
-        pass
-    return Symbol
-
-
-_make_symbol = _symbol_factory()
 
 # the fast paths' byte tables (see _Reader.fast_dynsym / fast_symtab)
 _EXPORT_INFO_OK = _C.table(lambda i: _EXPORT_BINDINGS.get(i >> 4) is not None and (i & 0xF) not in (STT_SECTION, STT_FILE))
@@ -794,7 +765,7 @@ class _Reader:
         nul = "\0" if is_text else b"\0"
         find = text.find
         demangle = _symbols.demangle
-        make = _make_symbol
+        make = make_symbol
         classes = _EXPORT_CLASS
         rows = struct.iter_unpack(fmt, raw)
         next(rows, None)  # the null symbol
@@ -830,7 +801,7 @@ class _Reader:
                     f"dynamic symbol {i} ({name}) has version index {versym[i] & 0x7FFF}, which no "
                     "version definition or requirement declares"
                 )
-            exports.append(make(name, demangle(name) if name[:2] == "_Z" else name, cls[0], cls[1], version))
+            exports.append(make(name, cls[0], cls[1], version, demangle(name) if name[:2] == "_Z" else name))
         return exports, imports
 
     def read_symtab(self) -> list[Symbol] | None:
@@ -856,7 +827,7 @@ class _Reader:
         nul = "\0" if is_text else b"\0"
         find = text.find
         demangle = _symbols.demangle
-        make = _make_symbol
+        make = make_symbol
         classes = _LOCAL_CLASS
         out: list[Symbol] = []
         seen: set[tuple[str, str]] = set()
@@ -878,7 +849,7 @@ class _Reader:
             if key in seen:  # e.g. two `static` helpers of one name in different objects
                 continue
             seen.add(key)
-            out.append(make(name, demangle(name) if name[:2] == "_Z" else name, "local", stype, None))
+            out.append(make(name, "local", stype, None, demangle(name) if name[:2] == "_Z" else name))
         return out
 
     # ---- the same, a column at a time (readers._columns) ----------------------------------

@@ -36,7 +36,7 @@ from collections.abc import Callable, Sequence
 from itertools import accumulate, repeat
 
 from .. import symbols as _symbols
-from ..facts import MACHO_EXECUTABLE, MACHO_FLAT, MACHO_SELF, Dependency, Kind, Rpath, Slice, Symbol
+from ..facts import MACHO_EXECUTABLE, MACHO_FLAT, MACHO_SELF, Dependency, Kind, Rpath, Slice, Symbol, make_symbol
 from ..symbols import demangle
 from . import Buffer, MalformedBinary, find_strings
 from . import _columns as _C
@@ -260,39 +260,6 @@ def _uleb(buf: bytes, pos: int, end: int, what: str) -> tuple[int, int]:
             raise MalformedBinary(f"{what}: overlong ULEB128 (more than 10 bytes) at offset {pos - 10}")
 
 
-def _symbol_maker():
-    """``Symbol(name, demangled, binding, type)``, built without the frozen dataclass ``__init__``.
-
-    That ``__init__`` makes five ``object.__setattr__`` calls (~3 us a symbol, a second per 300k
-    symbols); filling the instance ``__dict__`` directly gives the same object at about a third of
-    the cost. Used only if it provably builds an identical ``Symbol`` (no slots, same fields, equal,
-    same hash), else the regular constructor is.
-    """
-    new = object.__new__
-
-    def make(name: str, demangled: str, binding: str, sym_type: str) -> Symbol:
-        sym = new(Symbol)
-        d = sym.__dict__
-        d["name"] = name
-        d["demangled"] = demangled
-        d["binding"] = binding
-        d["type"] = sym_type
-        d["version"] = None
-        return sym
-
-    try:
-        names = {f.name for f in dataclasses.fields(Symbol)}
-        probe, regular = make("_Z1fv", "f()", "weak", "func"), Symbol("_Z1fv", "f()", "weak", "func")
-        if (names == {"name", "demangled", "binding", "type", "version"} and "__slots__" not in vars(Symbol)
-                and not hasattr(Symbol, "__post_init__") and probe == regular and hash(probe) == hash(regular)
-                and repr(probe) == repr(regular)):
-            return make
-    except Exception:  # noqa: BLE001 - any surprise: use the regular constructor
-        pass
-    return Symbol
-
-
-_make_symbol = _symbol_maker()
 
 # the fast path's byte tables (_Image.fast_symtab, read_trie)
 _LOCAL_TYPE = _C.table(lambda t: not t & N_STAB and (t & N_TYPE) in (N_SECT, N_ABS)
@@ -810,16 +777,16 @@ class _Image:
         if collect_exports and indirect:
             s.notes.append(f"{indirect} indirect (N_INDR) symbol(s) not listed as exports")
         s.imports = imports
-        dm, make = self.demangle, _make_symbol
+        dm, make = self.demangle, make_symbol
         local_syms = []
         for raw, sym_type in local_raw:
             name = _undecorate(raw)
-            local_syms.append(make(name, dm(name), "local", sym_type))
+            local_syms.append(make(name, "local", sym_type, None, dm(name)))
         s.locals = local_syms
         exports = []
         for raw, sym_type, weak in defined:
             name = _undecorate(raw)
-            exports.append(make(name, dm(name), "weak" if weak else "global", sym_type))
+            exports.append(make(name, "weak" if weak else "global", sym_type, None, dm(name)))
         return exports
 
     def fast_symtab(self, table: bytes, entsize: int, nsyms: int, str_start: int, str_end: int,

@@ -50,7 +50,7 @@ from bisect import bisect_right
 from collections.abc import Sequence
 
 from ..facts import Dependency, Slice, Symbol
-from ..symbols import make_symbol
+from ..facts import make_symbol
 from . import Buffer, MalformedBinary, Unspooled, complement, find_strings
 
 __all__ = ["parse", "spool_ranges", "MACHINES"]
