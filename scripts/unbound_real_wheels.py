@@ -31,7 +31,7 @@ def main(paths: list[str]) -> int:
                 if b.format == "elf":
                     got = S._elf_unbound(b, s, resolved, exports, policy)
                     if got is None:
-                        skipped["elf: " + S._elf_scope(b, s, resolved, policy).unknown.split(" (")[0]] += 1
+                        skipped["elf: " + S._elf_scope(b, s, resolved, policy, exports).unknown.split(" (")[0]] += 1
                     else:
                         checked["elf slices"] += 1
                         checked["elf imports"] += len(s.imports)

@@ -141,3 +141,20 @@ def test_wa506_can_be_ignored_like_any_code(unbound_wheels):
     wheel = unbound_wheels["elf_plain_renamed"]
     p = check(wheel, "--ignore", "WA506")
     assert p.returncode == 0, p.stdout + p.stderr
+
+
+# --------------------------------------------------------------------------------------------
+# the reader facts WA506 stands on
+
+
+def test_readers_record_weak_imports_and_the_macho_library_of_each_import(unbound_libs):
+    from wheelaudit.facts import MACHO_FLAT
+    from wheelaudit.readers import read_binary
+
+    elf = read_binary((unbound_libs / "elf" / "_unb_ver.so").read_bytes(), "_unb_ver.so").slices[0]
+    assert "prov_opt" in elf.weak_imports and "prov_b" not in elf.weak_imports
+    assert elf.import_versions["prov_b"] == "PROV_1"
+    macho = read_binary((unbound_libs / "macho" / "_unb.so").read_bytes(), "_unb.so").slices[0]
+    assert sorted(macho.imports_from["@rpath/libprov.dylib"]) == ["prov_a", "prov_b", "prov_opt"]
+    assert macho.imports_from[MACHO_FLAT] == ["PyLong_FromLong"]  # -undefined dynamic_lookup
+    assert macho.weak_imports == ["prov_opt"]

@@ -87,8 +87,9 @@ class _Exports:
         self._nodes: dict[tuple[str, str], frozenset[str]] = {}
 
     def slice(self, path: str, arch: str) -> Slice | None:
+        """The slice of ``arch`` of a readable binary; None: its exports are unknown."""
         b = self.by_path.get(path)
-        return next((s for s in b.slices if s.arch == arch), None) if b is not None else None
+        return next((s for s in b.slices if s.arch == arch), None) if b is not None and b.ok else None
 
     def names(self, path: str, arch: str) -> frozenset[str]:
         key = (path, arch)
@@ -156,7 +157,7 @@ class _ElfScope:
         self.unknown: str | None = None
 
 
-def _elf_scope(b: Binary, s: Slice, resolved, policy: str | None) -> _ElfScope:
+def _elf_scope(b: Binary, s: Slice, resolved, policy: str | None, exports: _Exports) -> _ElfScope:
     scope = _ElfScope()
     seen_paths: set[str] = {b.path}
     ext_queue: deque[str] = deque()
@@ -172,6 +173,9 @@ def _elf_scope(b: Binary, s: Slice, resolved, policy: str | None) -> _ElfScope:
     while queue:
         path = queue.popleft()
         for r in resolved.get(path, {}).get(s.arch, []):
+            if r.status == "inside" and r.path and exports.slice(r.path, s.arch) is None:
+                scope.unknown = f"{r.path} (unreadable, or without a {s.arch} slice)"
+                return scope
             if r.status == "inside" and r.path:
                 if r.path not in seen_paths:
                     seen_paths.add(r.path)
@@ -210,7 +214,7 @@ def _elf_unbound(b: Binary, s: Slice, resolved, exports: _Exports, policy: str |
     todo = [n for n in s.imports if n not in weak and not (interp and interpreter_symbol(n))]
     if not todo:
         return [], _ElfScope()
-    scope = _elf_scope(b, s, resolved, policy)
+    scope = _elf_scope(b, s, resolved, policy, exports)
     if scope.unknown is not None:
         return None
     ext_names = _external_names(tuple(sorted(scope.external)), policy or "", s.arch)
@@ -357,7 +361,8 @@ def _named_findings(wheel, resolved, exports: _Exports, fmt: str) -> list[Findin
                 r = by_dep.get(lib.lower() if fmt == "pe" else lib)
                 if r is None or r.status != "inside" or not r.path:
                     continue  # system, python, provided or unresolved (WA501): no data
-                libs = _reexported(r.path, s.arch, resolved, exports) if fmt == "macho" else [r.path]
+                libs = (_reexported(r.path, s.arch, resolved, exports) if fmt == "macho"
+                        else [r.path] if exports.slice(r.path, s.arch) is not None else None)
                 if libs is None:
                     continue
                 have = frozenset().union(*(exports.names(p, s.arch) for p in libs))
