@@ -169,3 +169,18 @@ def unbound_libs(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def unbound_wheels(unbound_libs: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """Scenario name -> wheel (fixtures/make_unbound_wheels.py SCENARIOS)."""
     return _load_module("make_unbound_wheels").build_all(unbound_libs, tmp_path_factory.mktemp("unbound_wheels"))
+
+
+@pytest.fixture(scope="session")
+def provider_wheels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Issue #26's provider / consumer wheels: scenario -> path (see fixtures/build_providers.py):
+    ``provider`` ships libprov.so.1; ``consumer_requires``, ``consumer_no_requirement``,
+    ``consumer_extra``, ``consumer_marker`` need it."""
+    _check_toolchain()
+    _load_make_wheels()  # build_providers imports it by that name
+    bp = _load_module("build_providers")
+    out = tmp_path_factory.mktemp("provider_wheels")
+    try:
+        return bp.build_provider_wheels(out)
+    except bp.BuildError as exc:
+        pytest.fail(f"{exc}\n(fixture toolchain: {APT_HINT})", pytrace=False)

@@ -25,7 +25,7 @@ from elftools.elf import enums as pe_enums
 from elftools.elf.elffile import ELFFile
 
 from wheelaudit.facts import Slice
-from wheelaudit.readers import MalformedBinary, complement, elf, read_binary
+from wheelaudit.readers import MalformedBinary, elf, read_binary
 
 # ---------------------------------------------------------------------------------------------
 # inputs built here
@@ -983,129 +983,6 @@ def test_header_fields(fixture_map, patch, reason):
 def test_tiny_files():
     for data in (b"\x7fELF", b"\x7fELF\x02\x01\x01" + b"\0" * 9, b"\x7fELF\x02\x01\x01" + b"\0" * 40):
         assert malformed(data).startswith("truncated")
-
-
-# ---------------------------------------------------------------------------------------------
-# a sparse spool: the reader reads what was kept, or says it needs more (readers.Unspooled)
-# ---------------------------------------------------------------------------------------------
-
-class _Holey(bytes):
-    """File bytes with ranges left out (zeroed), as a sparse spool file reads."""
-
-    holes: list[tuple[int, int]] = []
-
-
-def _holey(data: bytes, holes) -> _Holey:
-    b = bytearray(data)
-    for lo, hi in holes:
-        b[lo:hi] = bytes(hi - lo)
-    out = _Holey(bytes(b))
-    out.holes = list(holes)
-    return out
-
-
-def _facts_or_unspooled(data) -> object:
-    from wheelaudit.readers import Unspooled
-
-    try:
-        s = elf.parse(data)[0]
-    except Unspooled:
-        return "unspooled"
-    except MalformedBinary as exc:
-        return f"malformed: {exc}"
-    return (s.arch, s.kind, s.identity, s.dependencies, s.rpaths, s.needs_versions, s.imports, s.notes, s.stripped,
-            [(x.name, x.binding, x.type, x.version) for x in s.exports], [(x.name, x.type) for x in s.locals])
-
-
-def test_holes_are_never_read(sectioned_elfs, extra_elfs, monkeypatch):
-    """Every ELF file we have, with random ranges left out (zeroed, and listed as ``holes``):
-    the reader gives the whole file's facts or raises Unspooled, never other facts: every read
-    goes through its bounds check. With ``spool_ranges``' guess (its thresholds lowered to fit
-    the fixtures) the code of the executable segment is left out and nothing is missed."""
-    from wheelaudit.readers import read_binary as read
-
-    rng = random.Random(29)
-    files = sectioned_elfs + [p for k, p in sorted(extra_elfs.items()) if k.startswith("noshdr/")]
-    outcomes = collections.Counter()
-    for path in files:
-        data = path.read_bytes()
-        whole = _facts_or_unspooled(data)
-        for _ in range(25):
-            lo = rng.randrange(0, len(data))
-            hi = min(len(data), lo + rng.choice((1, 8, 64, 4096, len(data))))
-            got = _facts_or_unspooled(_holey(data, [(lo, hi)]))
-            assert got in (whole, "unspooled"), (path.name, lo, hi)
-            outcomes["same" if got == whole else "unspooled"] += 1
-    assert outcomes["same"] > 100 and outcomes["unspooled"] > 100, outcomes
-    # files without section headers are read through the loader's view (the dynamic table, the
-    # GNU hash chains): a 32-byte hole slid over each of them, at every 32nd byte
-    for key, path in sorted(extra_elfs.items()):
-        if not key.startswith("noshdr/"):
-            continue
-        data = path.read_bytes()
-        whole = _facts_or_unspooled(data)
-        for lo in range(0, len(data), 32):
-            assert _facts_or_unspooled(_holey(data, [(lo, min(len(data), lo + 32))])) in (whole, "unspooled"), (key, lo)
-    # the guess, on the fixtures: the executable segment's inside goes, the facts stay
-    monkeypatch.setattr(elf, "SPOOL_KEEP_PREFIX", 0)
-    monkeypatch.setattr(elf, "SPOOL_MIN_HOLE", 64)
-    left_out = 0
-    for path in files:
-        data = path.read_bytes()
-        keep = elf.spool_ranges(data[:1024], len(data))  # (a short head: small files get holes too)
-        if keep is None:
-            continue
-        holes = complement(keep, len(data))
-        left_out += bool(holes)
-        assert _facts_or_unspooled(_holey(data, holes)) == _facts_or_unspooled(data), path.name
-    assert left_out >= 5
-    # a strings search cannot be answered from a file with holes
-    some = _holey(files[0].read_bytes(), [(len(files[0].read_bytes()) - 1, len(files[0].read_bytes()))])
-    from wheelaudit.readers import Unspooled
-
-    with pytest.raises(Unspooled):
-        read(some, "x.so", [b"needle"])
-
-
-def test_complement_of_ranges():
-    assert complement([(0, 10), (20, 30)], 40) == [(10, 20), (30, 40)]
-    assert complement([(5, 10), (8, 12)], 12) == [(0, 5)]
-    assert complement([(0, 50)], 40) == [] and complement([], 7) == [(0, 7)]
-    assert complement(complement([(3, 9), (20, 25)], 30), 30) == [(3, 9), (20, 25)]
-
-
-def test_spool_ranges_guess_never_leaves_out_the_head(monkeypatch):
-    """Whatever a (hostile) program header says, the bytes the guess was made from (the ELF
-    header, the program headers) are kept: an executable segment at offset 0 whose eighth is
-    shorter than them starts its hole after them."""
-    monkeypatch.setattr(elf, "SPOOL_KEEP_PREFIX", 0)
-    monkeypatch.setattr(elf, "SPOOL_MIN_HOLE", 16)
-    hdr = bytearray(64)
-    hdr[:6] = b"\x7fELF\x02\x01"
-    struct.pack_into("<Q", hdr, 32, 64)
-    struct.pack_into("<HH", hdr, 54, 56, 1)
-    head = bytes(hdr) + struct.pack("<IIQQQQQQ", 1, 5, 0, 0, 0, 800, 800, 4096)  # R+X, [0, 800): an eighth is 100
-    assert elf.spool_ranges(head, 4096) == [(0, len(head)), (800, 4096)] and len(head) == 120
-
-
-def test_spool_ranges_guess_keeps_the_headers_and_what_is_not_code():
-    """An ELF64 file whose one executable segment is [0, 400 MB): kept are its first eighth
-    (gold puts the dynamic symbol tables there) and everything after it; files the guess cannot
-    read from their head are kept whole (None)."""
-    def elf64(segments):
-        hdr = bytearray(64)
-        hdr[:6] = b"\x7fELF\x02\x01"
-        struct.pack_into("<Q", hdr, 32, 64)
-        struct.pack_into("<HH", hdr, 54, 56, len(segments))
-        phdrs = b"".join(struct.pack("<IIQQQQQQ", 1, flags, off, off, off, size, size, 4096)
-                         for off, size, flags in segments)
-        return bytes(hdr) + phdrs
-    mb = 1 << 20
-    head = elf64([(0, 400 * mb, 5), (400 * mb, 10 * mb, 6)])
-    assert elf.spool_ranges(head, 434 * mb) == [(0, 50 * mb), (400 * mb, 434 * mb)]
-    assert elf.spool_ranges(elf64([(0, 40 * mb, 5)]), 434 * mb) is None  # too little to leave out
-    assert elf.spool_ranges(head[:100], 434 * mb) is None  # program headers past the head
-    assert elf.spool_ranges(b"\x7fELF\x03" + head[5:], 434 * mb) is None
 
 
 def _pyelftools_import_versions(path: Path) -> dict[str, str]:

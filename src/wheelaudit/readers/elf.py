@@ -20,7 +20,7 @@ from itertools import repeat
 
 from .. import symbols as _symbols
 from ..facts import Dependency, Kind, Rpath, Slice, Symbol, make_symbol
-from . import Buffer, MalformedBinary, Unspooled, complement, find_strings
+from . import Buffer, MalformedBinary, find_strings
 from . import _columns as _C
 
 #: the most symbol-table entries we read from one table
@@ -212,50 +212,8 @@ _ARM_CPU = {0: "armv4l", 1: "armv4l", 2: "armv4tl", 3: "armv5l", 4: "armv5l", 5:
             8: "armv6l", 9: "armv6l", 10: "armv7l", 11: "armv6l", 12: "armv6l", 13: "armv7l", 14: "armv8l"}
 
 
-#: a spooled executable segment keeps at least its first this many bytes (spool_ranges)
-SPOOL_KEEP_PREFIX = 32 << 20
-#: and only a hole at least this large is worth leaving
-SPOOL_MIN_HOLE = 16 << 20
-
-
-def spool_ranges(head: bytes, size: int) -> list[tuple[int, int]] | None:
-    """What to keep of a ``size``-byte ELF file when spooling it, from its first bytes ``head``:
-    all but the inside of each large executable ``PT_LOAD`` segment past its first
-    ``max(SPOOL_KEEP_PREFIX, an eighth)`` (machine code; the dynamic symbol tables that gold puts
-    at the start of that segment are kept), or None to keep everything. A guess: where the
-    symbol tables are is said by the section headers, which come last; the reader checks each
-    read against what was left out and raises :class:`~wheelaudit.readers.Unspooled` rather
-    than read a hole (then the member is read again whole). ``libtorch_cpu.so``: 299 MB of
-    434 MB left out, none of it read."""
-    if len(head) < 64 or head[:4] != b"\x7fELF" or head[4] not in (1, 2) or head[5] not in (1, 2):
-        return None
-    is64, e = head[4] == 2, "<" if head[5] == 1 else ">"
-    if is64:
-        phoff, = struct.unpack_from(e + "Q", head, 32)
-        phentsize, phnum = struct.unpack_from(e + "HH", head, 54)
-    else:
-        phoff, = struct.unpack_from(e + "I", head, 28)
-        phentsize, phnum = struct.unpack_from(e + "HH", head, 42)
-    if not phnum or phnum == 0xFFFF or phentsize < (56 if is64 else 32) or phoff + phnum * phentsize > len(head):
-        return None
-    holes = []
-    for k in range(phnum):
-        at = phoff + k * phentsize
-        if is64:
-            ptype, flags, off, _va, _pa, filesz = struct.unpack_from(e + "IIQQQQ", head, at)
-        else:
-            ptype, off, _va, _pa, filesz, _ms, flags = struct.unpack_from(e + "IIIIIII", head, at)
-        if ptype == PT_LOAD and flags & 1:  # PF_X
-            # (never inside ``head``: the ELF header and the program headers are always kept)
-            lo, hi = max(off + max(SPOOL_KEEP_PREFIX, filesz // 8), len(head)), min(off + filesz, size)
-            if hi - lo >= SPOOL_MIN_HOLE:
-                holes.append((lo, hi))
-    return complement(holes, size) if holes else None
-
-
 def parse(data: Buffer, needles: Sequence[bytes] = ()) -> list[Slice]:
-    """Facts of one ELF file (always one slice). Raises :class:`MalformedBinary`, or
-    :class:`~wheelaudit.readers.Unspooled` when it needs bytes of ``data.holes``."""
+    """Facts of one ELF file (always one slice). Raises :class:`MalformedBinary`."""
     return [_Reader(data).read(needles)]
 
 
@@ -264,7 +222,6 @@ class _Reader:
         self.data = data
         self.size = len(data)
         self.notes: list[str] = []
-        self.holes: Sequence[tuple[int, int]] = getattr(data, "holes", ())  # left out of a sparse spool
 
     # ---- bounds-checked access ------------------------------------------------------------
     def need(self, off: int, length: int, what: str) -> None:
@@ -273,9 +230,6 @@ class _Reader:
                 f"truncated: {what} at 0x{off:x} + {length} bytes is past the end of the "
                 f"{self.size}-byte file"
             )
-        for lo, hi in self.holes:  # (every read passes here: none may fall in a hole)
-            if off < hi and lo < off + length:
-                raise Unspooled(f"{what} at 0x{off:x} + {length} bytes was not spooled")
 
     def unpack(self, fmt: str, off: int, what: str) -> tuple:
         self.need(off, struct.calcsize(fmt), what)
