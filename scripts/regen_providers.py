@@ -114,6 +114,8 @@ DISTRIBUTIONS: dict[str, tuple[list[str | None], list[str]]] = {
     "scipy-openblas32": ([None], ALL),
     "scipy-openblas64": ([None], ALL),
     "pyarrow": ([None], ALL),
+    # MLX's runtime and Metal kernels: mlx (and projects built on it) link @rpath/libmlx.dylib
+    "mlx-metal": ([None], ["macos-arm64"]),
 }
 
 # GPU driver libraries: installed with the driver, outside Python; no wheel ships them (and

@@ -132,6 +132,21 @@ def audit_wheels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 @pytest.fixture(scope="session")
+def provider_wheels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Issue #26's provider / consumer wheels: scenario -> path (see fixtures/build_providers.py):
+    ``provider`` ships libprov.so.1; ``consumer_requires``, ``consumer_no_requirement``,
+    ``consumer_extra``, ``consumer_marker`` need it."""
+    _check_toolchain()
+    _load_make_wheels()  # build_providers imports it by that name
+    bp = _load_module("build_providers")
+    out = tmp_path_factory.mktemp("provider_wheels")
+    try:
+        return bp.build_provider_wheels(out)
+    except bp.BuildError as exc:
+        pytest.fail(f"{exc}\n(fixture toolchain: {APT_HINT})", pytrace=False)
+
+
+@pytest.fixture(scope="session")
 def platform_libs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """fixtures/build_platforms.sh output: one library per ELF machine / ARM float ABI / Mach-O
     platform, and x86_64 libraries that need fcntl64@GLIBC_2.28 and ZLIB_1.2.9."""
@@ -169,18 +184,3 @@ def unbound_libs(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def unbound_wheels(unbound_libs: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """Scenario name -> wheel (fixtures/make_unbound_wheels.py SCENARIOS)."""
     return _load_module("make_unbound_wheels").build_all(unbound_libs, tmp_path_factory.mktemp("unbound_wheels"))
-
-
-@pytest.fixture(scope="session")
-def provider_wheels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """Issue #26's provider / consumer wheels: scenario -> path (see fixtures/build_providers.py):
-    ``provider`` ships libprov.so.1; ``consumer_requires``, ``consumer_no_requirement``,
-    ``consumer_extra``, ``consumer_marker`` need it."""
-    _check_toolchain()
-    _load_make_wheels()  # build_providers imports it by that name
-    bp = _load_module("build_providers")
-    out = tmp_path_factory.mktemp("provider_wheels")
-    try:
-        return bp.build_provider_wheels(out)
-    except bp.BuildError as exc:
-        pytest.fail(f"{exc}\n(fixture toolchain: {APT_HINT})", pytrace=False)

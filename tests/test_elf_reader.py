@@ -983,36 +983,3 @@ def test_header_fields(fixture_map, patch, reason):
 def test_tiny_files():
     for data in (b"\x7fELF", b"\x7fELF\x02\x01\x01" + b"\0" * 9, b"\x7fELF\x02\x01\x01" + b"\0" * 40):
         assert malformed(data).startswith("truncated")
-
-
-def _pyelftools_import_versions(path: Path) -> dict[str, str]:
-    """Undefined dynamic symbols -> the verneed (vernaux) name their .gnu.version entry names."""
-    out: dict[str, str] = {}
-    with open(path, "rb") as fh:
-        e = ELFFile(fh)
-        by_type = {}
-        for sec in e.iter_sections():
-            by_type.setdefault(sec["sh_type"], sec)
-        if "SHT_DYNSYM" not in by_type or "SHT_GNU_versym" not in by_type or "SHT_GNU_verneed" not in by_type:
-            return out
-        names = {aux["vna_other"] & 0x7FFF: aux.name
-                 for _vn, auxs in by_type["SHT_GNU_verneed"].iter_versions() for aux in auxs}
-        versym = by_type["SHT_GNU_versym"]
-        for i, sym in enumerate(by_type["SHT_DYNSYM"].iter_symbols()):
-            if i == 0 or sym["st_shndx"] != "SHN_UNDEF" or not sym.name:
-                continue
-            ndx = versym.get_symbol(i)["ndx"]
-            ndx = ndx & 0x7FFF if isinstance(ndx, int) else 0
-            if ndx in names:
-                out.setdefault(sym.name.split("@", 1)[0], names[ndx])
-    return out
-
-
-def test_import_versions_match_pyelftools(sectioned_elfs):
-    """Slice.import_versions (WA504's symbols) on every input: what .gnu.version + .gnu.version_r say."""
-    seen = 0
-    for p in sectioned_elfs:
-        got = elf.parse(p.read_bytes())[0].import_versions
-        assert got == _pyelftools_import_versions(p), p.name
-        seen += bool(got)
-    assert seen, "some input has versioned imports"

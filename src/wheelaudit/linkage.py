@@ -107,6 +107,7 @@ class _Rules:
     provided_by: dict[str, list[Glob]] = field(default_factory=dict)
     forbid_rpath: list[Glob] = field(default_factory=list)
     allow_rpath: list[Glob] = field(default_factory=list)
+    optional: list[Glob] = field(default_factory=list)
     # the ELF allowlist, made when an ELF binary first asks (a macOS wheel's check never does:
     # the newest manylinux policy's globs, 3-4 ms after the last worker)
     _elf: tuple[list[Glob], str] | None = field(default=None, repr=False, compare=False)
@@ -124,6 +125,7 @@ class _Rules:
             r.provided_by = {d: [_glob(g) for g in gs] for d, gs in (getattr(rule, "provided_by", {}) or {}).items()}
             r.forbid_rpath = [_glob(g) for g in getattr(rule, "forbid_rpath", []) or []]
             r.allow_rpath = [_glob(g) for g in getattr(rule, "allow_rpath", []) or []]
+            r.optional = [_glob(g) for g in getattr(rule, "optional", []) or []]
         r._wheel = wheel
         return r
 
@@ -160,6 +162,35 @@ class _Rules:
             low = base.lower()
             return any(g.match(low) or g.match(base) for g in self.allow_external)
         return False
+
+    def table_provider(self, name: str) -> Resolution | None:
+        """What the provider table (:func:`wheelaudit.policydata.required_provider`) says of a
+        dependency found nowhere else: a GPU driver library (external), provided by a
+        distribution the wheel requires, or by one it does not require (``required=False``:
+        WA505); None when no distribution known ships it."""
+        wheel = self._wheel
+        plats = platforms.platform_strings(getattr(wheel, "tags", []) or [])
+        if not plats or name.startswith("/"):  # (an absolute install name loads that path, no other copy)
+            return None
+        dep = Dependency(name)
+        if any(policydata.driver_library(name, p) for p in plats):
+            return Resolution(dep, "external", external=f"{name} (a GPU driver library, installed outside Python)")
+        python = _python_version(wheel.tags)
+        got = policydata.required_provider(name, getattr(wheel, "requires_dist", []) or [], wheel.tags, python,
+                                           transitive=True)
+        if got:
+            p = got[0]
+            via = f" through {p.requirement}" if p.transitive or p.entry.extras_path else ""
+            note = f"{p.entry.shipped_by or p.entry.distribution}{via}"
+            return Resolution(dep, "provided", dist=p.entry.distribution, required=True,
+                              external=f"provided by {note} (Requires-Dist: {p.requirement})")
+        entries = [e for plat in plats for e in policydata.providers_of(name, plat)]
+        if entries:
+            e = entries[0]
+            return Resolution(dep, "provided", dist=e.distribution, required=False,
+                              external=f"provided by {e.distribution} ({e.distribution}{e.versions}), "
+                                       "which the wheel does not require")
+        return None
 
     def provider(self, name: str) -> str | None:
         base = _basename(name)
@@ -357,6 +388,9 @@ class Resolution:
     consulted: list[tuple[str, str, str]] = field(default_factory=list)
     #: an absolute (build-machine) directory the loader tries before the system's copy
     build_path: str | None = None
+    #: a provider from the provider table: whether the wheel requires it (None: the rules'
+    #: provided-by, whose requirement WA505 checks itself)
+    required: bool | None = None
 
     @property
     def where(self) -> str | None:
@@ -369,7 +403,7 @@ class Resolution:
                 return f"external: {self.external} (outside the wheel; the build path {self.build_path} is tried first)"
             return f"external: {self.external}"
         if self.status == "provided":
-            return f"provided-by: {self.dist}"
+            return self.external or f"provided-by: {self.dist}"
         if self.status == "weak-absent":
             return "weak, absent"
         return None
@@ -495,10 +529,15 @@ class _Resolver:
                 hint: str | None = None) -> Resolution:
         """After looking inside the wheel in vain: provided-by, allowed externals, weak."""
         dist = self.rules.provider(dep.name)
-        if dist is not None:
+        if dist is not None:  # the rules' provided-by decides first (project-specific providers)
             return Resolution(dep, "provided", dist=dist, tried=tried)
         if self.rules.external(b, dep.name):
             return Resolution(dep, "external", external=dep.name, tried=tried)
+        known = self.rules.table_provider(dep.name)
+        if known is not None:
+            known.tried = tried
+            known.dependency = dep
+            return known
         if dep.optional:
             return Resolution(dep, "weak-absent", tried=tried, reason=reason)
         return Resolution(dep, "unresolved", tried=tried, reason=reason, hint=hint)
@@ -714,7 +753,11 @@ def _wa501(wheel, rules: _Rules, resolved: dict[str, dict[str, list[Resolution]]
         if r.hint:
             msg += f"; {r.hint}"
         msg += f". Allowed externals: {rules.externals_desc(b)}"
-        out.append(Finding("WA501", msg, subject=name, paths=paths, rule=RULE))
+        optional = any(g.match(name) or g.match(_basename(name)) for g in rules.optional)
+        if optional:
+            msg += " (declared optional in [linkage] optional: the binary has a fallback)"
+        out.append(Finding("WA501", msg, subject=name, paths=paths, rule=RULE,
+                           severity_override="warning" if optional else None))
     return out
 
 
@@ -741,14 +784,49 @@ def _required_dists(wheel) -> tuple[set[str], dict[str, list[str]]]:
     return plain, extra_only
 
 
-def _wa505(wheel, resolved: dict[str, dict[str, list[Resolution]]]) -> list[Finding]:
+def _python_version(tags) -> str:
+    """The lowest CPython version the wheel's tags name (``cp311`` -> ``"3.11"``), else 3.11."""
+    found = []
+    for t in tags:
+        for py in str(t).split("-")[0].split("."):
+            if py.startswith("cp") and py[2:].isdigit() and len(py) >= 4:
+                found.append((int(py[2]), int(py[3:])))
+    major, minor = min(found) if found else (3, 11)
+    return f"{major}.{minor}"
+
+
+def _wa505_table(resolved: dict[str, dict[str, list[Resolution]]], rules: _Rules) -> list[Finding]:
+    """One WA505 per distribution the provider table names but the wheel does not require:
+    every library it would provide, every binary that needs one."""
+    need: dict[str, tuple[list[str], list[str], str]] = {}
+    for path, per_arch in resolved.items():
+        for rs in per_arch.values():
+            for r in rs:
+                if r.status == "provided" and r.required is False and r.dist:
+                    libs, paths, note = need.setdefault(r.dist, ([], [], r.external or ""))
+                    if r.dependency.name not in libs:
+                        libs.append(r.dependency.name)
+                    if path not in paths:
+                        paths.append(path)
+    def optional(lib: str) -> bool:
+        return any(g.match(lib) or g.match(_basename(lib)) for g in rules.optional)
+
+    return [Finding("WA505", f"{examples(paths, 2)} need{'s' if len(paths) == 1 else ''} {examples(libs, 6)}, "
+                             f"{note}: `pip install` of this wheel alone leaves them unloadable; add "
+                             f"Requires-Dist: {dist}", subject=dist, paths=paths, symbols=[], rule=RULE,
+                    hint=f"add Requires-Dist: {dist} (with the version range the wheel was built against)",
+                    severity_override="warning" if all(optional(lib) for lib in libs) else None)
+            for dist, (libs, paths, note) in need.items()]
+
+
+def _wa505(wheel, resolved: dict[str, dict[str, list[Resolution]]], rules: _Rules) -> list[Finding]:
     plain, extra_only = _required_dists(wheel)
-    out: list[Finding] = []
+    out: list[Finding] = _wa505_table(resolved, rules)
     for path, per_arch in resolved.items():
         need: dict[str, list[str]] = {}
         for rs in per_arch.values():
             for r in rs:
-                if r.status == "provided" and r.dist is not None:
+                if r.status == "provided" and r.dist is not None and r.required is None:
                     lst = need.setdefault(r.dist, [])
                     if r.dependency.name not in lst:
                         lst.append(r.dependency.name)
@@ -957,5 +1035,5 @@ def check_linkage(wheel, rule=None) -> list[Finding]:
         resolved[b.path] = {s.arch: [resolver.resolve(b, s, d) for d in s.dependencies] for s in b.slices}
     from .checks.symbols import check_unbound  # (checks.symbols reads this module's resolutions)
 
-    return (_wa501(wheel, rules, resolved) + _wa502(wheel, rules, resolved) + _wa505(wheel, resolved)
+    return (_wa501(wheel, rules, resolved) + _wa502(wheel, rules, resolved) + _wa505(wheel, resolved, rules)
             + _wa507(wheel, resolved) + check_unbound(wheel, resolved, rule) + platforms.check_platform(wheel))

@@ -593,23 +593,25 @@ def _check_glibc(wheel, b: Binary, plats: list[PlatformTag], own_cxx: bool, own:
             for n in group:
                 by_rule.setdefault((n.allowed, n.src), []).append(n.prefix)
             allowed = "; ".join(f"allowed: {a}, {src}" for (a, src) in by_rule)
+            said = claim
             fit = _lowest_policy_allowing(lowest.arch_label, [n.node for n in needs], lowest.version)
             retag = (f"tag the wheel manylinux_{fit.glibc[0]}_{fit.glibc[1]}_{lowest.arch_label} (the oldest policy"
                      " that allows every version node it needs)" if fit is not None else "retag for a newer policy")
             if any(n.prefix == "GLIBC" for n in group):
-                hint = f"; {retag}, or build against an older glibc (an older manylinux image)"
+                hint = f"{retag}, or build against an older glibc (an older manylinux image)"
             elif grade:
-                hint = f"; {retag}, or build with an older toolchain (the manylinux image's devtoolset)"
+                hint = f"{retag}, or build with an older toolchain (the manylinux image's devtoolset)"
             else:
-                hint = ("; the policy's reference library has no version nodes: glibc loads the binary with "
-                        "\"no version information available\" and binds by name, so only a symbol it lacks fails;"
-                        " link the library statically or ship it in the wheel")
+                said += ("; the policy's reference library has no version nodes: glibc loads the binary with"
+                          " \"no version information available\" and binds by name, so only a symbol it lacks"
+                          " fails")
+                hint = "link the library statically or ship it in the wheel, or retag for a newer policy"
             syms = [f"{sym}@{n.node}" for n in group for sym in n.symbols] + [n.node for n in group if not n.symbols]
             out.append(Finding(
                 "WA504",
                 f"{b.path}{where} needs " + ", ".join(parts) + f", newer than its tag {tagdesc} allows ({allowed})"
-                + claim + hint,
-                subject=b.path, paths=[b.path], symbols=syms, rule=RULE,
+                + said,
+                subject=b.path, paths=[b.path], symbols=syms, rule=RULE, hint=hint,
                 severity_override=None if grade else "warning"))
     return out
 
@@ -672,9 +674,9 @@ def _check_minos_family(b: Binary, mac: list[PlatformTag], os_words: str, env: s
     tag = _mac_tag(needed, lowest_seen)
     return [Finding(
         "WA504",
-        f"{b.path}: " + "; ".join(bad) + f". Rebuild with {env}={target}, or tag the wheel {tag}"
-        " (the lowest tag every slice passes)",
-        subject=b.path, paths=[b.path], rule=RULE)]
+        f"{b.path}: " + "; ".join(bad),
+        subject=b.path, paths=[b.path], rule=RULE,
+        hint=f"rebuild with {env}={target}, or tag the wheel {tag} (the lowest tag every slice passes)")]
 
 
 def check_versions(wheel) -> list[Finding]:

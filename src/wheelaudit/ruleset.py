@@ -277,6 +277,8 @@ class LinkageRule:
     provided_by: dict[str, list[Glob]] = field(default_factory=dict)
     forbid_rpath: list[Glob] = field(default_factory=list)
     allow_rpath: list[Glob] = field(default_factory=list)
+    #: dependencies a binary can do without (an ImportError fallback): unresolved, a warning
+    optional: list[Glob] = field(default_factory=list)
     check: bool = True
     line: int | None = None
     source: str = "<string>"
@@ -977,7 +979,7 @@ _BINARY_KEYS = (
     "must-need-all", "when",
 )  # fmt: skip
 _METADATA_KEYS = ("name", "when", "forbid-requires", "require")
-_LINKAGE_KEYS = ("allow-external", "provided-by", "forbid-rpath", "allow-rpath", "check")
+_LINKAGE_KEYS = ("allow-external", "provided-by", "forbid-rpath", "allow-rpath", "optional", "check")
 _WAIVE_KEYS = ("code", "target", "path", "reason", "until", "when")
 
 _DIST_NAME_RE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
@@ -1218,6 +1220,7 @@ def _parse_linkage(ctx: _Ctx, value: Any) -> LinkageRule:
         allow_rpath=ctx.globs(t["allow-rpath"], p + ("allow-rpath",), cross_slash=True)
         if "allow-rpath" in t
         else [],
+        optional=ctx.globs(t["optional"], p + ("optional",), cross_slash=True) if "optional" in t else [],
         check=ctx.boolean(t["check"], p + ("check",)) if "check" in t else True,
         line=ctx.line(p),
         source=ctx.source,

@@ -684,10 +684,10 @@ class _Reader:
                     )
 
     def read_dynsym(self, version_index: dict[int, str | None]) -> tuple[list[Symbol], list[str]]:
-        """(exports, imports); the versioned imports' version nodes go to ``self.import_versions``,
-        the weak ones' names (STB_WEAK undefined: the loader leaves them null when nothing
-        defines them) to ``self.weak_imports``; a name's first entry decides for both."""
+        """(exports, imports); the versioned imports' version nodes go to ``self.import_versions``."""
         self.import_versions: dict[str, str] = {}
+        #: the weak ones' names (STB_WEAK undefined: the loader leaves them null when nothing
+        #: defines them); a name's first entry decides, as for import_versions
         self.weak_imports: list[str] = []
         loc = self.dynsym_location()
         if loc is None:
@@ -897,6 +897,32 @@ class _Reader:
         table = _symbols.SymbolTable(strtab, offsets, codes, unique=False)
         return table
 
+    # ---- ARM: CPU architecture and float ABI -----------------------------------------------
+    def arm_facts(self) -> tuple[str | None, str | None]:
+        """(arch, float ABI) of a 32-bit ARM file: the arch from ``.ARM.attributes``
+        Tag_CPU_arch (None when absent: the caller's default); the float ABI ("hard": floating
+        point arguments in VFP registers, armhf; "soft": in core registers, armel) from
+        e_flags' EF_ARM_ABI_FLOAT_HARD / _SOFT (what glibc's loader checks), else from the
+        attributes' Tag_ABI_VFP_args, else None."""
+        attrs: dict[int, int] = {}
+        for k, sec in enumerate(self.sections):
+            if sec[1] == SHT_ARM_ATTRIBUTES:
+                try:  # (the loader never reads it: a damaged one is a note, not an unreadable file)
+                    off, size = self.section_data_range(k, ".ARM.attributes")
+                    attrs = arm_attributes(self.take(off, min(size, 1 << 16), ".ARM.attributes"), self.little)
+                except MalformedBinary as exc:
+                    self.notes.append(f"the .ARM.attributes section was not read: {exc}")
+                break
+        arch = _ARM_CPU.get(attrs[TAG_CPU_ARCH], "armv8l") if TAG_CPU_ARCH in attrs else None
+        if self.e_flags & EF_ARM_ABI_FLOAT_HARD:
+            return arch, "hard"
+        if self.e_flags & EF_ARM_ABI_FLOAT_SOFT:
+            return arch, "soft"
+        if not attrs:
+            return arch, None
+        # an absent Tag_ABI_VFP_args is the AAPCS default, 0: the base (core-register) variant
+        return arch, {0: "soft", 1: "hard"}.get(attrs.get(TAG_ABI_VFP_ARGS, 0))
+
     # ---- loadability facts ----------------------------------------------------------------
     def exec_stack(self, kind: str, arch: str) -> bool | None:
         """Whether the loader gives this image an executable stack (``Slice.exec_stack``)."""
@@ -938,32 +964,6 @@ class _Reader:
                 total += sec[5]
                 full = full or name in (b".debug_info", b".zdebug_info")
         return total if full else 0
-
-    # ---- ARM: CPU architecture and float ABI -----------------------------------------------
-    def arm_facts(self) -> tuple[str | None, str | None]:
-        """(arch, float ABI) of a 32-bit ARM file: the arch from ``.ARM.attributes``
-        Tag_CPU_arch (None when absent: the caller's default); the float ABI ("hard": floating
-        point arguments in VFP registers, armhf; "soft": in core registers, armel) from
-        e_flags' EF_ARM_ABI_FLOAT_HARD / _SOFT (what glibc's loader checks), else from the
-        attributes' Tag_ABI_VFP_args, else None."""
-        attrs: dict[int, int] = {}
-        for k, sec in enumerate(self.sections):
-            if sec[1] == SHT_ARM_ATTRIBUTES:
-                try:  # (the loader never reads it: a damaged one is a note, not an unreadable file)
-                    off, size = self.section_data_range(k, ".ARM.attributes")
-                    attrs = arm_attributes(self.take(off, min(size, 1 << 16), ".ARM.attributes"), self.little)
-                except MalformedBinary as exc:
-                    self.notes.append(f"the .ARM.attributes section was not read: {exc}")
-                break
-        arch = _ARM_CPU.get(attrs[TAG_CPU_ARCH], "armv8l") if TAG_CPU_ARCH in attrs else None
-        if self.e_flags & EF_ARM_ABI_FLOAT_HARD:
-            return arch, "hard"
-        if self.e_flags & EF_ARM_ABI_FLOAT_SOFT:
-            return arch, "soft"
-        if not attrs:
-            return arch, None
-        # an absent Tag_ABI_VFP_args is the AAPCS default, 0: the base (core-register) variant
-        return arch, {0: "soft", 1: "hard"}.get(attrs.get(TAG_ABI_VFP_ARGS, 0))
 
     # ---- everything -----------------------------------------------------------------------
     def read(self, needles: Sequence[bytes]) -> Slice:

@@ -34,15 +34,15 @@ def slice_dict(sl: Slice, symbols: bool, resolved: dict | None = None) -> dict[s
         "debug_bytes": sl.debug_bytes,
         "signature": sl.signature,
     }
-    if sl.signature_detail:
-        d["signature_detail"] = sl.signature_detail
-    if sl.signature_page is not None:
-        d["signature_page"] = sl.signature_page
     if sl.platform:
         d["platform"] = sl.platform
         d["min_os_command"] = sl.min_os_command
     if sl.float_abi:
         d["float_abi"] = sl.float_abi
+    if sl.signature_detail:
+        d["signature_detail"] = sl.signature_detail
+    if sl.signature_page is not None:
+        d["signature_page"] = sl.signature_page
     if sl.notes:
         d["notes"] = list(sl.notes)
     if sl.linker_version is not None:  # a PE slice

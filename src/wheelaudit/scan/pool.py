@@ -38,7 +38,10 @@ from .read import Read, read_member, timed_out
 
 #: a worker still on one member this long after the bound is killed (stuck where the timer cannot reach)
 KILL_GRACE = 5.0
-_SLOT = struct.Struct("<qd")
+#: a worker's slot: (sequence, member index or -1, since: time.monotonic()). The worker makes the
+#: sequence odd, writes the other two fields, then makes it even; the parent trusts a slot only
+#: when two reads agree on an even sequence (a read while the worker writes is no measurement)
+_SLOT = struct.Struct("<qqd")
 #: the signals that stop a run (the command line handles them in the parent)
 _STOP_SIGNALS = {getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n)} \
     if hasattr(signal, "pthread_sigmask") else set()  # (member index or -1, since: time.monotonic())
@@ -187,11 +190,16 @@ class Pool:
         self.workers.remove(w)
 
     def _current(self, w: _Worker) -> tuple[int, float]:
-        idx, since = _SLOT.unpack_from(self.slots, w.slot * _SLOT.size)
-        return idx, since
+        """The member ``w`` is reading and since when; ``(-1, 0.0)`` while it is between members
+        or writing its slot."""
+        at = w.slot * _SLOT.size
+        first = _SLOT.unpack_from(self.slots, at)
+        if first[0] % 2 or _SLOT.unpack_from(self.slots, at) != first:
+            return -1, 0.0
+        return first[1], first[2]
 
     def _died(self, w: _Worker) -> None:
-        idx, _since = self._current(w)
+        idx, _since = self._current(w)  # (a dead worker writes no more: its slot is settled)
         if idx < 0:  # (killed before it began: its batch's first member not read)
             idx = next((i for i in w.batch if i not in self.out), -1)
         w.kill()
@@ -225,7 +233,7 @@ class Pool:
                 self._spawn(w.slot)
 
     def _spawn(self, slot: int) -> None:
-        _SLOT.pack_into(self.slots, slot * _SLOT.size, -1, 0.0)
+        _SLOT.pack_into(self.slots, slot * _SLOT.size, 0, -1, 0.0)
         task_r, task_w = os.pipe()
         res_r, res_w = os.pipe()
         inherited = [task_w, res_r, self.life_w] + [fd for w in self.workers for fd in (w.task_w, w.res_r) if fd >= 0]
@@ -280,13 +288,21 @@ def _worker(pool: Pool, slot: int, task_r: int, res_w: int) -> None:
                 return
             plain: list[tuple[int, tuple]] = []
             for idx in batch:
-                _SLOT.pack_into(pool.slots, at, idx, time.monotonic())
+                _mark(pool.slots, at, idx, time.monotonic())
                 m = members[idx]
                 md_read, binary = _read_sending(reader, m, idx, pool, res_w)
                 if binary is None:
                     plain.append((idx, tuple(md_read)))
-            _SLOT.pack_into(pool.slots, at, -1, 0.0)
+            _mark(pool.slots, at, -1, 0.0)
             _send(res_w, ("done", plain))
+
+
+def _mark(slots: mmap.mmap, at: int, idx: int, since: float) -> None:
+    """Write a worker's slot as the parent reads it (see ``_SLOT``)."""
+    (seq,) = struct.unpack_from("<q", slots, at)
+    struct.pack_into("<q", slots, at, seq + 1)
+    struct.pack_into("<qd", slots, at + 8, idx, since)
+    struct.pack_into("<q", slots, at, seq + 2)
 
 
 def _read_sending(reader: MemberReader, m, idx: int, pool: Pool, res_w: int) -> tuple[Read, Binary | None]:

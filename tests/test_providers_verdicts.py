@@ -1,0 +1,81 @@
+"""Dependencies that other distributions provide (issue #26), judged from the provider table:
+a required provider is no finding, an unrequired one is one WA505 naming every library, a GPU
+driver library is an allowed external, and nobody known is WA501."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from packaging.tags import parse_tag
+
+from wheelaudit.conditions import traits_from_tags
+from wheelaudit.facts import Binary, Dependency, Rpath, Slice
+from wheelaudit.linkage import check_linkage, resolution_table
+from wheelaudit.scan import Wheel
+
+LINUX = "cp311-cp311-manylinux_2_28_x86_64"
+
+
+def ext(needed) -> Binary:
+    return Binary(path="ext/_C.so", format="elf", size=1, slices=[Slice(
+        arch="x86_64", dependencies=[Dependency(n) for n in needed], rpaths=[Rpath("$ORIGIN", "runpath")])])
+
+
+def wheel(needed, requires=()) -> Wheel:
+    tags = sorted(parse_tag(LINUX), key=str)
+    b = ext(needed)
+    return Wheel(path=Path(f"ext-1.0-{LINUX}.whl"), name="ext", version="1.0", tags=[str(t) for t in tags],
+                 traits=traits_from_tags(tags, "1.0"), files=[b.path], libraries=[b], requires_dist=list(requires))
+
+
+def codes(fs):
+    return sorted((f.code, f.severity) for f in fs)
+
+
+TORCH_LIBS = ["libtorch.so", "libc10.so", "libtorch_python.so"]
+
+
+def test_a_required_provider_is_no_finding_and_inspect_says_who():
+    w = wheel(TORCH_LIBS, requires=["torch>=2.8"])
+    assert check_linkage(w) == []
+    where = resolution_table(w)["ext/_C.so"]["x86_64"]["libc10.so"]
+    assert where.startswith("provided by torch") and "Requires-Dist: torch>=2.8" in where
+
+
+def test_an_unrequired_provider_is_one_wa505_naming_every_library():
+    fs = check_linkage(wheel(TORCH_LIBS))
+    assert codes(fs) == [("WA505", "error")]
+    f = fs[0]
+    assert f.subject == "torch" and all(lib in f.message for lib in TORCH_LIBS)
+    assert "Requires-Dist: torch" in f.hint
+
+
+def test_markers_and_extras_are_evaluated_for_the_wheel():
+    # a requirement behind a marker that does not hold on Linux does not provide
+    assert codes(check_linkage(wheel(TORCH_LIBS, requires=['torch; sys_platform == "darwin"']))) == [("WA505", "error")]
+    assert check_linkage(wheel(TORCH_LIBS, requires=['torch; sys_platform == "linux"'])) == []
+    # one behind the wheel's own extra: `pip install ext` alone does not bring it
+    assert codes(check_linkage(wheel(TORCH_LIBS, requires=['torch; extra == "gpu"']))) == [("WA505", "error")]
+
+
+def test_cuda_libraries_through_a_meta_distribution_and_the_driver():
+    w = wheel(["libcudart.so.13", "libcublas.so.13", "libcuda.so.1"],
+              requires=["cuda-toolkit[cudart,cublas]==13.0.2"])
+    assert check_linkage(w) == []
+    table = resolution_table(w)["ext/_C.so"]["x86_64"]
+    assert "GPU driver" in table["libcuda.so.1"]
+    # torch brings them along for a torch extension (torch's own requirements are followed)
+    assert check_linkage(wheel(["libcudart.so.13", "libtorch.so"], requires=["torch==2.14.1"])) == []
+
+
+def test_nobody_known_is_still_wa501():
+    assert codes(check_linkage(wheel(["libnobody.so.3"], requires=["torch"]))) == [("WA501", "error")]
+
+
+def test_an_optional_dependency_is_a_warning():
+    from wheelaudit.globs import Glob
+    from wheelaudit.ruleset import LinkageRule
+
+    w = wheel(["libtbb.so.12", "libgomp.so.1.0.0"])
+    rule = LinkageRule(optional=[Glob("libtbb.so.*", cross_slash=True), Glob("libgomp.so.*", cross_slash=True)])
+    assert codes(check_linkage(w, rule)) == [("WA501", "warning"), ("WA505", "warning")]
+    assert codes(check_linkage(w)) == [("WA501", "error"), ("WA505", "error")]
