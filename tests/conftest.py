@@ -166,3 +166,21 @@ def platform_libs(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def platform_wheels(platform_libs: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """Scenario name -> wheel (fixtures/make_platform_wheels.py SCENARIOS)."""
     return _load_module("make_platform_wheels").build_all(platform_libs, tmp_path_factory.mktemp("platform_wheels"))
+
+
+@pytest.fixture(scope="session")
+def unbound_libs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """fixtures/build_unbound.sh output: elf/, macho/, pe/ providers (as linked, and doctored)
+    and the extension module that imports from them."""
+    if shutil.which("x86_64-w64-mingw32-gcc") is None:
+        pytest.fail(f"fixture toolchain missing (x86_64-w64-mingw32-gcc); install it with: "
+                    f"{APT_HINT} gcc-mingw-w64-x86-64", pytrace=False)
+    out = tmp_path_factory.mktemp("unbound_libs")
+    _run_build(FIXTURES / "build_unbound.sh", out)
+    return out
+
+
+@pytest.fixture(scope="session")
+def unbound_wheels(unbound_libs: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Scenario name -> wheel (fixtures/make_unbound_wheels.py SCENARIOS)."""
+    return _load_module("make_unbound_wheels").build_all(unbound_libs, tmp_path_factory.mktemp("unbound_wheels"))

@@ -124,6 +124,12 @@ class Rpath:
     kind: RpathKind
 
 
+#: ``Slice.imports_from`` keys of Mach-O imports bound to no dependency by name
+MACHO_FLAT = "(flat lookup)"
+MACHO_EXECUTABLE = "(main executable)"
+MACHO_SELF = "(this image)"
+
+
 @dataclass
 class Slice:
     """The facts of one architecture: the whole file for a thin binary, one slice of a universal one."""
@@ -139,6 +145,9 @@ class Slice:
     #: ELF: undefined dynamic symbol -> the version node it requires (its vernaux name,
     #: ``{"fcntl64": "GLIBC_2.28"}``); versioned imports only
     import_versions: dict[str, str] = field(default_factory=dict)
+    #: ELF (STB_WEAK undefined) and Mach-O (N_WEAK_REF): imports the loader leaves null when no
+    #: library defines them, instead of failing the load; a subset of ``imports``
+    weak_imports: list[str] = field(default_factory=list)
     #: ELF 32-bit ARM: "hard" (float arguments in VFP registers: armhf) or "soft" (in core
     #: registers: armel), from e_flags or .ARM.attributes; None when neither says
     float_abi: str | None = None
@@ -154,8 +163,12 @@ class Slice:
     offset: int = 0  # where the slice starts in the file (0 for thin binaries)
     size: int = 0  # slice size in bytes
     notes: list[str] = field(default_factory=list)  # reader remarks worth showing (limits hit, ...)
-    # PE only (None / empty elsewhere):
-    imports_from: dict[str, list[str]] = field(default_factory=dict)  # DLL -> names imported from it ("#12": by ordinal)
+    # PE only (None / empty elsewhere; imports_from: Mach-O too):
+    #: PE: DLL -> names imported from it ("#12": by ordinal). Mach-O (two-level namespace): the
+    #: install name of the dependency each import's library ordinal names -> its names; the
+    #: ordinals that name no dependency are the keys MACHO_FLAT (flat lookup: -flat_namespace,
+    #: -undefined dynamic_lookup), MACHO_EXECUTABLE (the main executable) and MACHO_SELF
+    imports_from: dict[str, list[str]] = field(default_factory=dict)
     forwarders: dict[str, str] = field(default_factory=dict)  # export name -> "NTDLL.RtlAllocateHeap" (not in exports)
     subsystem: str | None = None  # "windows_gui", "windows_cui", ...
     linker_version: str | None = None  # optional header Major/MinorLinkerVersion, "14.38"

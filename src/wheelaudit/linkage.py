@@ -1018,7 +1018,8 @@ def _wa507(wheel, resolved: dict[str, dict[str, list[Resolution]]]) -> list[Find
 
 
 def check_linkage(wheel, rule=None) -> list[Finding]:
-    """WA501, WA502, WA505 and (from :func:`wheelaudit.platforms.check_platform`) WA503, WA504.
+    """WA501, WA502, WA505, WA507, WA506 (:mod:`wheelaudit.checks.symbols`) and (from
+    :func:`wheelaudit.platforms.check_platform`) WA503, WA504.
 
     ``rule`` is the ruleset's ``[linkage]`` table (:class:`wheelaudit.ruleset.LinkageRule`) or
     None for the defaults, which need no configuration. ``check = false`` turns all of it off.
@@ -1032,5 +1033,7 @@ def check_linkage(wheel, rule=None) -> list[Finding]:
         if not b.ok:
             continue
         resolved[b.path] = {s.arch: [resolver.resolve(b, s, d) for d in s.dependencies] for s in b.slices}
+    from .checks.symbols import check_unbound  # (checks.symbols reads this module's resolutions)
+
     return (_wa501(wheel, rules, resolved) + _wa502(wheel, rules, resolved) + _wa505(wheel, resolved, rules)
-            + _wa507(wheel, resolved) + platforms.check_platform(wheel))
+            + _wa507(wheel, resolved) + check_unbound(wheel, resolved, rule) + platforms.check_platform(wheel))

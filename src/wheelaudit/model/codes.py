@@ -133,6 +133,11 @@ CODES: dict[str, Code] = {
         Code("WA505", "provider-not-required", "error",
              "a dependency is provided by a distribution that the wheel does not require",
              fix="add the providing distribution to the wheel's Requires-Dist"),
+        Code("WA506", "unbound-symbol", "error",
+             "an imported symbol is defined by no library it can bind to (ELF: the load closure and the "
+             "interpreter; Mach-O: the library its two-level binding names; PE: the DLL it is imported from)",
+             fix="ship the library version the binary was linked against, or rebuild the binary against the "
+                 "library the wheel ships (a renamed or removed symbol, or a changed version node)"),
         Code("WA507", "stale-vendored-runtime", "error",
              "a vendored MSVC C++ runtime (msvcp140*.dll) is older than the toolset that linked a binary "
              "importing it (error where the std::mutex ABI of 14.40 separates them, warning otherwise)",

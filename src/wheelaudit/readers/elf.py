@@ -686,6 +686,9 @@ class _Reader:
     def read_dynsym(self, version_index: dict[int, str | None]) -> tuple[list[Symbol], list[str]]:
         """(exports, imports); the versioned imports' version nodes go to ``self.import_versions``."""
         self.import_versions: dict[str, str] = {}
+        #: the weak ones' names (STB_WEAK undefined: the loader leaves them null when nothing
+        #: defines them); a name's first entry decides, as for import_versions
+        self.weak_imports: list[str] = []
         loc = self.dynsym_location()
         if loc is None:
             return [], []
@@ -740,6 +743,8 @@ class _Reader:
                     needed = vmap[versym[i] & 0x7FFF]
                     if isinstance(needed, str):
                         self.import_versions[name] = needed
+                    if info >> 4 == STB_WEAK:
+                        self.weak_imports.append(name)
                 continue
             cls = classes[info << 2 | other & 3]
             if cls is None:
@@ -869,6 +874,12 @@ class _Reader:
             needed = vmap[v & 0x7FFF]
             if isinstance(needed, str):
                 self.import_versions.setdefault(name, needed)  # the first entry of a name, as the loop
+        first: set[str] = set()
+        for name, i in zip(imported, _C.select(info, undefined)):
+            if name not in first:
+                first.add(name)
+                if i >> 4 == STB_WEAK:
+                    self.weak_imports.append(name)
         return exports, imports
 
     def fast_symtab(self, raw: bytes, count: int, entsize: int, strtab: bytes):
@@ -990,6 +1001,7 @@ class _Reader:
             rpaths=rpaths,
             needs_versions=needs,
             import_versions=self.import_versions,
+            weak_imports=self.weak_imports,
             float_abi=float_abi,
             stripped=local_syms is None,
             exports=exports,

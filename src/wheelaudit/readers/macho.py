@@ -36,7 +36,7 @@ from collections.abc import Callable, Sequence
 from itertools import accumulate, repeat
 
 from .. import symbols as _symbols
-from ..facts import Dependency, Kind, Rpath, Slice, Symbol, make_symbol
+from ..facts import MACHO_EXECUTABLE, MACHO_FLAT, MACHO_SELF, Dependency, Kind, Rpath, Slice, Symbol, make_symbol
 from ..symbols import demangle
 from . import Buffer, MalformedBinary, find_strings
 from . import _columns as _C
@@ -169,6 +169,10 @@ N_TYPE = 0x0E
 N_EXT = 0x01
 N_UNDF, N_ABS, N_INDR, N_PBUD, N_SECT = 0x0, 0x2, 0xA, 0xC, 0xE
 N_WEAK_DEF = 0x0080
+N_WEAK_REF = 0x0040  # an undefined symbol dyld leaves null when its library lacks it
+MH_TWOLEVEL = 0x80  # two-level namespace: each import's n_desc names its library (GET_LIBRARY_ORDINAL)
+# library ordinals that name no LC_*_DYLIB (<mach-o/nlist.h>)
+SELF_LIBRARY_ORDINAL, DYNAMIC_LOOKUP_ORDINAL, EXECUTABLE_ORDINAL = 0x0, 0xFE, 0xFF
 
 # ---- export trie (<mach-o/loader.h>) --------------------------------------------------------
 EXPORT_SYMBOL_FLAGS_KIND_MASK = 0x03
@@ -476,7 +480,7 @@ class _Image:
         header_size = 32 if is64 else 28
         if size < header_size:
             raise self.bad(f"truncated Mach-O header ({size} bytes, need {header_size})")
-        cputype, cpusubtype, filetype, ncmds, sizeofcmds = struct.unpack_from(e + "IIIII", data, base + 4)
+        cputype, cpusubtype, filetype, ncmds, sizeofcmds, mh_flags = struct.unpack_from(e + "IIIIII", data, base + 4)
         s = Slice(arch=arch_name(cputype, cpusubtype), kind=_KINDS.get(filetype, "shared"),
                   offset=base, size=size)
         if ncmds > MAX_NCMDS:
@@ -609,7 +613,10 @@ class _Image:
         self.sections = sections
         self.image_base = image_base or 0
         where = exports_trie if exports_trie is not None else info_trie
+        self.import_desc: dict[str, int] = {}
         fallback_exports = self.read_symtab(symtab, s, collect_exports=where is None)
+        if self.import_desc:
+            self.bind_imports(s, bool(mh_flags & MH_TWOLEVEL))
         if where is not None:
             s.exports = self.read_trie(where[0], where[1], s.notes)
         else:
@@ -732,6 +739,7 @@ class _Image:
                 if raw not in seen_imports:
                     seen_imports.add(raw)
                     imports.append(_undecorate(raw))
+                    self.import_desc[imports[-1]] = n_desc
             elif exported:
                 defined.append((raw, sym_type, bool(n_desc & N_WEAK_DEF)))
             else:
@@ -802,7 +810,31 @@ class _Image:
             if raw not in seen:
                 seen.add(raw)
                 imports.append(_undecorate(raw))
+                self.import_desc[imports[-1]] = struct.unpack_from(self.e + "H", table, i * entsize + 6)[0]
         return imports, local_syms
+
+    def bind_imports(self, s: Slice, twolevel: bool) -> None:
+        """``s.imports_from`` and ``s.weak_imports`` from each import's ``n_desc`` (its first
+        nlist entry): the library ordinal (GET_LIBRARY_ORDINAL, 1-based over the LC_*_DYLIB
+        commands in order) and N_WEAK_REF. These are the linker's record of the binding, as
+        ``nm -m`` shows it; dyld binds by the bind opcodes / chained-fixups import table, which
+        the linker writes from the same ordinals. A flat-namespace image binds every import flat."""
+        deps = s.dependencies
+        for name, desc in self.import_desc.items():
+            ordinal = (desc >> 8) & 0xFF
+            if not twolevel or ordinal == DYNAMIC_LOOKUP_ORDINAL:
+                lib = MACHO_FLAT
+            elif ordinal == EXECUTABLE_ORDINAL:
+                lib = MACHO_EXECUTABLE
+            elif ordinal == SELF_LIBRARY_ORDINAL:
+                lib = MACHO_SELF
+            elif ordinal <= len(deps):
+                lib = deps[ordinal - 1].name
+            else:
+                lib = f"(library ordinal {ordinal}: the image has {len(deps)} dependencies)"
+            s.imports_from.setdefault(lib, []).append(name)
+            if desc & N_WEAK_REF:
+                s.weak_imports.append(name)
 
     # ---- the export trie -----------------------------------------------------------------------
     def read_trie(self, trie_off: int, trie_size: int, notes: list[str]) -> list[Symbol]:
