@@ -110,6 +110,9 @@ class Guard:
     def watch(self) -> Iterator[Guard]:
         """Watch this thread (and forked children: they report through a pipe)."""
         _install()
+        # an import's bytecode cache (__pycache__/*.pyc, pytest's rewritten *-pytest-*.pyc) is the
+        # interpreter writing, not the code under test: no cache is written while watching
+        saved_dont_write_bytecode, sys.dont_write_bytecode = sys.dont_write_bytecode, True
         r, w = os.pipe()
         os.set_blocking(r, False)
         self._pipe, self._pid = (r, w), os.getpid()
@@ -117,6 +120,7 @@ class Guard:
         try:
             yield self
         finally:
+            sys.dont_write_bytecode = saved_dont_write_bytecode
             _ACTIVE.remove((threading.get_ident(), self))
             self._pipe = None
             os.close(w)

@@ -3,7 +3,7 @@
 A target returns a short outcome label ("parsed", "malformed", "not-a-wheel", ...) and lets
 any *unexpected* exception escape: that is a crash. Expected exceptions are the documented
 failures of each surface: :class:`~wheelaudit.readers.MalformedBinary` for the binary readers,
-:class:`~wheelaudit.wheelfile.NotAWheel` for the wheel reader, :class:`~wheelaudit.ruleset.RulesError`
+:class:`~wheelaudit.archive.NotAWheel` for the wheel reader, :class:`~wheelaudit.ruleset.RulesError`
 for the rules loader, :class:`~wheelaudit.globs.GlobError` for patterns.
 
 Targets:
@@ -154,7 +154,7 @@ def wheel(data: bytes, ws: Workspace) -> str:
     from wheelaudit.api import audit_wheels
     from wheelaudit.render import renderer
     from wheelaudit.scan import scan
-    from wheelaudit.wheelfile import NotAWheel
+    from wheelaudit.archive import NotAWheel
 
     path = ws.file("fuzz-1.0-cp311-cp311-manylinux_2_28_x86_64.whl", data)
     rules = ws.rules()

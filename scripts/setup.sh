@@ -18,7 +18,7 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 need_apt=()
-for tool in gcc g++ ar clang ld.lld x86_64-w64-mingw32-gcc cmake pkg-config; do
+for tool in gcc g++ ar clang ld.lld x86_64-w64-mingw32-gcc cmake make pkg-config; do
   command -v "$tool" >/dev/null 2>&1 || need_apt+=("$tool")
 done
 clang_bin=$(dirname "$(readlink -f "$(command -v clang 2>/dev/null || echo /nonexistent)")")
@@ -31,7 +31,7 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: installing with apt (missing: ${need_apt[*]})" >&2
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -qq
-  $SUDO apt-get install -y -qq --no-install-recommends gcc g++ binutils clang lld llvm mingw-w64 cmake \
+  $SUDO apt-get install -y -qq --no-install-recommends gcc g++ binutils clang lld llvm mingw-w64 cmake make \
     pkg-config python3 python3-venv python3-pip >/dev/null
   # python3-venv names the versioned package (python3.11-venv, python3.12-venv) the interpreter needs
   if ! "$PY" -c "import ensurepip" >/dev/null 2>&1; then

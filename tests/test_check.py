@@ -79,8 +79,9 @@ def test_fused_delegate_is_wa203_and_metallib_beside_the_extension_is_accepted(f
     assert "local symbol" in wa203["mlx_runtime"].message or "string" in wa203["mlx_runtime"].message
     # the metallib sits beside the image that carries MLX (the extension): no file finding
     assert not [f for f in fs if f.code.startswith("WA30")]
-    # and the extension wiring rules catch it too
-    assert {f.code for f in fs if f.subject.startswith("python_extension")} == {"WA401", "WA403"}
+    # and the extension wiring rule catches it too: _C defines the delegate (WA401). (No WA403: the
+    # delegate's library does not ship, and must-need-all asks only for the lib/ libraries that do.)
+    assert {f.code for f in fs if f.subject.startswith("python_extension")} == {"WA401"}
 
 
 def test_planted_duplicate_delegate_is_wa201_naming_both_paths(fixture_wheels, et_rules):
@@ -116,8 +117,10 @@ def test_metallib_without_mlx_is_wa303(fixture_wheels, et_rules):
 
 def test_unknown_library_name_is_wa101(fixture_wheels, et_rules):
     _, fs = findings(fixture_wheels, "linux_unexpected_name", et_rules)
-    assert codes(fs, errors_only=True) == ["WA101"]
+    # an unknown library that nothing loads is also one the extension does not depend on (WA403)
+    assert codes(fs, errors_only=True) == ["WA101", "WA403"]
     assert by_code(fs, "WA101")[0].paths == ["executorch/lib/libexecutorch_extra.so"]
+    assert "executorch/lib/libexecutorch_extra.so" in by_code(fs, "WA403")[0].paths
 
 
 def test_partial_component_is_wa205(fixture_wheels, et_rules):
@@ -277,11 +280,11 @@ def test_several_wheels_and_select_ignore_fail_on(fixture_wheels, capsys):
             "--rules", str(EXECUTORCH)]
     rc, out, _ = run_cli(args, capsys)
     assert rc == 1 and "WA101" in out and "in 2 wheels" in out
-    rc, out, _ = run_cli(args + ["--ignore", "WA1"], capsys)
+    rc, out, _ = run_cli(args + ["--ignore", "WA1,WA403"], capsys)
     assert rc == 0 and "WA101" not in out
     rc, out, _ = run_cli(args + ["--select", "WA2,WA3"], capsys)
     assert rc == 0 and "WA101" not in out
-    rc, _, _ = run_cli(args + ["--ignore", "WA1", "--fail-on", "warning"], capsys)
+    rc, _, _ = run_cli(args + ["--ignore", "WA1,WA403", "--fail-on", "warning"], capsys)
     assert rc == 0  # nothing left, not even a warning
 
 
@@ -309,7 +312,7 @@ def test_json_report_validates_against_the_shipped_schema(fixture_wheels, tmp_pa
     assert data["rules"]["name"] == "executorch"
     [wheel] = data["wheels"]
     assert wheel["name"] == "executorch" and wheel["tags"] == ["cp311-cp311-macosx_14_0_arm64"]
-    assert {"WA203", "WA401", "WA403"} <= {f["code"] for f in wheel["findings"]}
+    assert {"WA203", "WA401"} <= {f["code"] for f in wheel["findings"]}
     assert data["summary"]["errors"] == sum(f["severity"] == "error" for f in wheel["findings"])
     # the schema is not vacuous: a wrong report fails it
     data["wheels"][0]["findings"][0]["code"] = "X1"
@@ -349,10 +352,9 @@ def test_built_in_checks_only_without_rules(fixture_wheels, tmp_path, monkeypatc
     assert rc == 1 and "WA502" in out and "built-in checks only" in out
 
 
-def test_the_command_ends_quickly_but_loses_nothing(fixture_wheels, tmp_path):
-    """``python -m wheelaudit`` ends with ``os._exit`` after ``main`` (no teardown of every
-    object): the exit code is main's, standard output is complete even through a pipe, and the
-    ``atexit`` handlers (coverage's, say) still run. It runs with a higher GC threshold."""
+def test_the_command_loses_nothing_at_its_end(fixture_wheels, tmp_path):
+    """``python -m wheelaudit``: the exit code is main's, standard output is complete even
+    through a pipe, and the ``atexit`` handlers (coverage's, say) run."""
     import os
     import subprocess
     import sys
@@ -361,7 +363,7 @@ def test_the_command_ends_quickly_but_loses_nothing(fixture_wheels, tmp_path):
     wheel = fixture_wheels["macos_fused"]
     rules = Path(__file__).resolve().parent.parent / "rules" / "executorch.toml"
     code = (f"import atexit, gc, sys; atexit.register(lambda: open({str(marker)!r}, 'w').write("
-            "'ran %d' % gc.get_threshold()[0])); "
+            "'ran'));"
             f"sys.argv = ['wheelaudit', 'check', {str(wheel)!r}, '--rules', {str(rules)!r}, '--format', 'json']; "
             "from wheelaudit.cli import console; console()")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # (stdout block-buffered, as usual)
@@ -369,7 +371,7 @@ def test_the_command_ends_quickly_but_loses_nothing(fixture_wheels, tmp_path):
     assert run.returncode == 1, run.stderr  # the fused wheel fails the gate
     report = json.loads(run.stdout)  # all of it, flushed before the end
     assert report["wheels"][0]["findings"]
-    assert marker.read_text() == "ran 100000"  # (and the collector's first threshold raised)
+    assert marker.read_text() == "ran"
     clean = subprocess.run([sys.executable, "-m", "wheelaudit", "check", str(fixture_wheels["macos_clean"]),
                             "--rules", str(rules)], capture_output=True, text=True, timeout=120, env=env)
     assert clean.returncode == 0 and "passed" in clean.stdout

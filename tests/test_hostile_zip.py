@@ -26,8 +26,8 @@ if str(ROOT) not in sys.path:
 from fuzz.guard import Guard  # noqa: E402
 from fuzz.mutate import Entry, record_hash, wheel_entries, zip_bytes  # noqa: E402
 from wheelaudit.cli import main  # noqa: E402
+from wheelaudit.archive import MAX_RATIO, MAX_TOTAL_RATIO, NotAWheel, open_wheel, read_zip_directory  # noqa: E402
 from wheelaudit.scan import scan  # noqa: E402
-from wheelaudit.wheelfile import MAX_RATIO, MAX_TOTAL_RATIO, NotAWheel, open_wheel  # noqa: E402
 
 WHEEL = "fuzz-1.0-py3-none-any.whl"
 ELF = b"\x7fELF\x02\x01\x01" + bytes(57)  # a (truncated) ELF: read as a native binary if reached
@@ -119,8 +119,8 @@ def test_encrypted_and_unknown_methods(tmp_path, capsys):
     assert rc == 1
     assert findings(out) == [  # and no "RECORD lists pkg/a.py, which the wheel does not contain"
         "member pkg/a.py is encrypted; it was not read",
-        "member pkg/b.py uses compression method 99, which cannot be read (stored, deflate, bzip2 and lzma "
-        "can); it was not read",
+        "member pkg/b.py uses compression method 99, which cannot be read (stored and deflate can); it was "
+        "not read",
     ]
 
 
@@ -142,11 +142,7 @@ def test_declared_size_bigger_than_the_data(tmp_path, capsys, method):
 @pytest.mark.parametrize("method", [0, 8])
 def test_a_wrong_crc_is_found_whatever_reads_the_member(tmp_path, capsys, method, jobs):
     """A small member whose data, size and RECORD hash agree but whose CRC-32 lies (the zip would
-    not install): WA002 in one process and in workers (pipeline.MemberReader.small reads it from
-    the prefetched window of its neighbours); and read alone, with its own ``pread``, the lying
-    member is left to the reference path while its neighbour is read."""
-    from wheelaudit.pipeline import MemberReader, make_jobs
-
+    not install): WA002 in one process and in workers; the member reader says so of it alone."""
     names = [f"pkg/m{i}.txt" for i in range(6)] + ["pkg/lone.txt"]
     entries = wheel_entries([(n, f"member {n}\n".encode() * 50) for n in names])
     for e in entries:
@@ -158,16 +154,11 @@ def test_a_wrong_crc_is_found_whatever_reads_the_member(tmp_path, capsys, method
     got = sorted(findings(out))
     assert len(got) == 2 and all("Bad CRC-32" in m for m in got), got
     assert got[0].startswith("pkg/lone.txt: ") and got[1].startswith("pkg/m3.txt: ")
-    path = tmp_path / WHEEL
-    with open_wheel(path) as source:
-        jobs = {j.path: j for j in make_jobs(source)}
-    reader = MemberReader(path, None, (), 10.0)
-    try:
-        assert reader.small(jobs["pkg/lone.txt"]) is None  # (no window: one pread)
-        fmt, digest, data = reader.small(jobs["pkg/m2.txt"])
-        assert (fmt, data) == (None, None) and digest == record_hash(entries[2].data)
-    finally:
-        reader.close()
+    with open_wheel(tmp_path / WHEEL) as source:
+        lone = source.reader.read(source.by_path["pkg/lone.txt"])
+        assert lone.error == "cannot read: Bad CRC-32 for file 'pkg/lone.txt'"
+        ok = source.reader.read(source.by_path["pkg/m2.txt"])
+        assert (ok.format, ok.data, ok.error) == (None, None, None) and ok.digest == record_hash(entries[2].data)
 
 
 @pytest.mark.parametrize("method", [0, 8])
@@ -214,8 +205,8 @@ def test_corrupt_compressed_data(tmp_path, capsys):
     entries[0].raw, entries[0].lie_usize = b"\xff" * 40, len(ELF)  # not a deflate stream
     rc, out, _ = check(write(tmp_path, zip_bytes(entries)), capsys)
     assert rc == 1
-    assert findings(out) == ["pkg/lib.so: cannot read: corrupt member data (error: Error -3 while decompressing data: "
-                             "invalid block type)"]
+    (msg,) = findings(out)
+    assert msg.startswith("pkg/lib.so: cannot read: corrupt member data (")
 
 
 def test_hostile_record_wheel_and_metadata(tmp_path, capsys):
@@ -238,7 +229,7 @@ def test_hostile_record_wheel_and_metadata(tmp_path, capsys):
     rc, out, _ = check(write(tmp_path, zip_bytes(entries)), capsys)
     assert rc == 1
     msgs = findings(out)
-    assert f"{di}/WHEEL cannot be read (corrupt member data (error: Error -3 while decompressing data: invalid block type))" in msgs
+    assert any(m.startswith(f"{di}/WHEEL cannot be read (corrupt member data (") for m in msgs)
     assert any(m.startswith(f"{di}/METADATA cannot be read (") for m in msgs)
 
 
@@ -361,11 +352,17 @@ def _quoted_overlap_bomb(files: int, kernel_mib: int) -> bytes:
 def test_overlapping_members_bomb(tmp_path, capsys):
     data = _quoted_overlap_bomb(60, 4)  # ~4 KB that inflate to 60 x 4 MiB
     p = write(tmp_path, data, "bomb-1.0-py3-none-any.whl")
-    with zipfile.ZipFile(p) as zf:  # it is a real bomb: the stdlib reads the overlapping members
-        assert zf.read("pkg/b0058.bin")[-16:] == bytes(16) and len(zf.read("pkg/b0058.bin")) > 4 << 20
-    rc, out, _ = check(p, capsys, seconds=5)
-    assert rc == 1
-    overlaps = [m for m in findings(out) if "overlapping members are how a zip bomb multiplies its data" in m]
+    with zipfile.ZipFile(p) as zf:  # it is a real bomb: a stdlib without the overlap check reads the members
+        try:
+            member = zf.read("pkg/b0058.bin")
+        except zipfile.BadZipFile as exc:  # CPython >= 3.11.8 / 3.12.2, and Debian 12's patched 3.11.2 (CVE-2024-0450)
+            assert "Overlapped entries" in str(exc)
+        else:
+            assert member[-16:] == bytes(16) and len(member) > 4 << 20
+    rc, out, err = check(p, capsys, seconds=5)
+    assert rc == 2 and "a wheel has exactly one *.dist-info directory, this zip has none" in err  # (no .dist-info)
+    overlaps = [f.message for f in read_zip_directory(p).problems
+                if "overlapping members are how a zip bomb multiplies its data" in f.message]
     assert len(overlaps) == 59  # all but the last, which holds only the kernel
     assert overlaps[0].startswith("member pkg/b0000.bin runs to byte ")
 
@@ -375,9 +372,10 @@ def test_full_overlap_every_entry_points_at_one_header(tmp_path, capsys):
     entries = [Entry(b"pkg/a.bin", b"", raw=stream, lie_usize=8 << 20, lie_crc=crc)]
     entries += [Entry(f"pkg/a{i}.bin".encode(), b"", raw=b"", lie_usize=8 << 20, lie_crc=crc, lie_csize=len(stream),
                       offset=0) for i in range(200)]
-    rc, out, _ = check(write(tmp_path, zip_bytes(entries)), capsys, seconds=5)
-    assert rc in (1, 2)
-    assert sum("overlapping members" in m for m in findings(out)) >= 200
+    p = write(tmp_path, zip_bytes(entries))
+    rc, out, _ = check(p, capsys, seconds=5)
+    assert rc == 2  # (and no .dist-info: not a wheel)
+    assert sum("overlapping members" in f.message for f in read_zip_directory(p).problems) >= 200
 
 
 def test_a_zip_inside_the_wheel_is_only_bytes(tmp_path, capsys, monkeypatch):

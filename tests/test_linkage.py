@@ -16,7 +16,8 @@ from wheelaudit.facts import Binary, Dependency, Rpath, Slice
 from wheelaudit.globs import Glob
 from wheelaudit.linkage import check_linkage, resolution_table, resolve_wheel
 from wheelaudit.ruleset import LinkageRule
-from wheelaudit.scan import Wheel, scan
+from wheelaudit.model.wheel import Wheel
+from wheelaudit.scan import scan
 
 LINUX = "cp311-cp311-manylinux_2_28_x86_64"
 MAC = "cp311-cp311-macosx_11_0_arm64"

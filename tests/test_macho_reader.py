@@ -1326,7 +1326,7 @@ def test_random_corruption_never_escapes(fixture_libs: Path, extra_files: dict[s
 
 
 # ==============================================================================================
-# What the reader reads: macho.spool_ranges (the pipeline spools only those bytes)
+# What the reader reads: macho.kept_ranges (a spooled member keeps only those bytes)
 # ==============================================================================================
 def _images(data: bytes) -> list[bytes]:
     """The thin images of a file: itself, or each slice of a universal one."""
@@ -1351,7 +1351,7 @@ def _outcome(data) -> object:
 
 
 def _zeroed_outside(image: bytes) -> bytes | None:
-    ranges = macho.spool_ranges(image[:65536], len(image))
+    ranges = macho.kept_ranges(image[:65536], len(image))
     if ranges is None:
         return None
     kept = bytearray(len(image))
@@ -1360,10 +1360,10 @@ def _zeroed_outside(image: bytes) -> bytes | None:
     return bytes(kept)
 
 
-def test_spool_ranges_hold_everything_the_reader_reads(macho_fixture_files: list[Path],
+def test_kept_ranges_hold_everything_the_reader_reads(macho_fixture_files: list[Path],
                                                        extra_files: dict[str, Path]) -> None:
     """Every thin image we have (fixtures, the extra and synthetic files, each slice of the
-    universal ones), with every byte outside ``spool_ranges`` zeroed, reads exactly as the whole
+    universal ones), with every byte outside ``kept_ranges`` zeroed, reads exactly as the whole
     image (facts, or the same MalformedBinary), and also with seeded corruption of its header,
     load commands and tables; the ranges leave out the code (less than the whole file)."""
     rng = random.Random(20261129)
@@ -1376,7 +1376,7 @@ def test_spool_ranges_hold_everything_the_reader_reads(macho_fixture_files: list
             continue
         assert _outcome(zeroed) == _outcome(image)
         checked += 1
-        kept = macho.spool_ranges(image[:65536], len(image))
+        kept = macho.kept_ranges(image[:65536], len(image))
         smaller += sum(hi - lo for lo, hi in kept) < len(image)
         for _ in range(12):
             bad = bytearray(image)
@@ -1390,15 +1390,15 @@ def test_spool_ranges_hold_everything_the_reader_reads(macho_fixture_files: list
     assert checked >= 20 and smaller >= 20, (checked, smaller)
 
 
-def test_spool_ranges_refuse_what_they_cannot_bound() -> None:
+def test_kept_ranges_refuse_what_they_cannot_bound() -> None:
     """A universal file, load commands past the head, a command that runs past sizeofcmds, not
     a Mach-O: None (the whole file is spooled)."""
     image = struct.pack("<IiiIIII", 0xFEEDFACF, 0x0100000C, 0, 6, 1, 24, 0) + b"\0" * 4 + \
         struct.pack("<II", 0x2, 24) + struct.pack("<IIII", 4096, 2, 8192, 64)
-    assert macho.spool_ranges(image, 10000) == [(0, 56), (4096, 4128), (8192, 8256)]
-    assert macho.spool_ranges(image, 8200) == [(0, 56), (4096, 4128), (8192, 8200)]  # clipped to the file
-    assert macho.spool_ranges(image[:40], 10000) is None  # load commands past the head
-    assert macho.spool_ranges(b"\xca\xfe\xba\xbe" + image[4:], 10000) is None
-    assert macho.spool_ranges(b"\x7fELF" + image[4:], 10000) is None
+    assert macho.kept_ranges(image, 10000) == [(0, 56), (4096, 4128), (8192, 8256)]
+    assert macho.kept_ranges(image, 8200) == [(0, 56), (4096, 4128), (8192, 8200)]  # clipped to the file
+    assert macho.kept_ranges(image[:40], 10000) is None  # load commands past the head
+    assert macho.kept_ranges(b"\xca\xfe\xba\xbe" + image[4:], 10000) is None
+    assert macho.kept_ranges(b"\x7fELF" + image[4:], 10000) is None
     long_cmd = image[:36] + struct.pack("<II", 0x2, 64) + image[44:]
-    assert macho.spool_ranges(long_cmd, 10000) is None
+    assert macho.kept_ranges(long_cmd, 10000) is None

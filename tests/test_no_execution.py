@@ -54,8 +54,8 @@ FORBIDDEN_BUILTINS = {"exec", "eval", "compile", "execfile", "breakpoint"}
 FORBIDDEN_METHODS = {"extract", "extractall", "load_module", "exec_module", "dlopen"}
 #: the only places allowed to do one of the above, with why
 ALLOWED = {
-    ("pipeline.py", "pickle.loads"): "the worker pool unpickles what its own worker pickled, from its own pipe",
-    ("pipeline.py", "os.fork"): "a worker forks itself to read a big export trie with its own code (then _exit)",
+    ("scan/pool.py", "pickle.loads"): "the worker pool unpickles what its own worker pickled, from its own pipe",
+    ("scan/pool.py", "os.fork"): "the worker pool forks its workers (which run only wheelaudit's reading code)",
     ("cli.py", "open-write"): "os.devnull, after a broken pipe",
     ("commands/common.py", "open-write"): "the report, to the --output file the user named",
 }

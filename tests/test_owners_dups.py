@@ -12,7 +12,7 @@ from wheelaudit.conditions import traits_from_tags
 from wheelaudit.dups import (FORTRAN, NO_PREFIX, c_prefix, common_scope, find_duplicates, is_boilerplate,
                              namespace_key, sentinel_pattern)
 from wheelaudit.facts import Binary, Slice, Symbol
-from wheelaudit.scan import Wheel
+from wheelaudit.model.wheel import Wheel
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 MLX = "executorch/lib/libexecutorch_backend_mlx.dylib"

@@ -5,7 +5,6 @@ prefilter of the symbol index, and the one-pass `strings` search."""
 from __future__ import annotations
 
 import io
-import os
 import pickle
 import signal
 import time
@@ -17,7 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from wheelaudit import audit, load_rules, scan
-from wheelaudit import pipeline
+from wheelaudit.archive import members as archive_members
+from wheelaudit.scan import pool as scan_pool
+from wheelaudit.scan import read as scan_read
 from wheelaudit.facts import Symbol
 from wheelaudit.globs import SymbolPattern
 from wheelaudit.index import Interest, SymbolIndex, hints_of, narrow
@@ -61,47 +62,6 @@ def test_jobs_give_equal_results(fixture_wheels):
         assert r1 == r2, name
 
 
-def test_meanwhile_runs_while_workers_read_and_the_command_keeps_what_a_scan_leaves(fixture_wheels, monkeypatch):
-    """``scan(meanwhile=...)`` is called once when the scan uses worker processes, and while the
-    largest member's worker reads when it starts early (the command line imports the evaluation
-    there), not at all in one process; ``scan.RETAIN`` (set by ``cli.console``) holds the last
-    scan's working structures, one scan's at a time, and only then are objects frozen out of
-    the cyclic collector's way."""
-    import importlib
-    import multiprocessing
-
-    scan_module = importlib.import_module("wheelaudit.scan")
-    assert scan_module.RETAIN is None  # (a library call frees what it made)
-    path = fixture_wheels["macos_clean"]
-    calls: list[tuple[str, int]] = []
-    scan(path, jobs=1, meanwhile=lambda: calls.append(("one", 0)))
-    assert calls == []
-    scan(path, jobs=2, meanwhile=lambda: calls.append(("two", len(multiprocessing.active_children()))))
-    assert [c[0] for c in calls] == ["two"]
-    real = pipeline.quick_largest
-    monkeypatch.setattr(pipeline, "quick_largest", lambda p, min_size=0: real(p, 0))  # (any member starts early)
-    scan(path, jobs=2, meanwhile=lambda: calls.append(("early", len(multiprocessing.active_children()))))
-    assert calls[1][0] == "early" and calls[1][1] >= 1
-    monkeypatch.setattr(pipeline, "quick_largest", real)
-    import gc
-
-    frozen = gc.get_freeze_count()  # (whatever the session froze before: none, as a rule)
-    scan(path, jobs=2)
-    assert gc.get_freeze_count() == frozen  # a library call leaves the collector alone
-    monkeypatch.setattr(scan_module, "RETAIN", [])
-    try:
-        first = scan(path, jobs=2)
-        assert gc.get_freeze_count() > frozen  # the command's process: out of the collector's way
-        (kept,) = scan_module.RETAIN
-        source, work, outcome, checked, record = kept
-        assert len(work) == len(outcome) == len(checked) == len(first.files)
-        scan(fixture_wheels["linux_clean"], jobs=2)
-        (again,) = scan_module.RETAIN
-        assert again is not kept and again[0].path != source.path
-    finally:
-        gc.unfreeze()
-
-
 def test_jobs_on_an_unpacked_tree(fixture_wheels, tmp_path):
     import zipfile
 
@@ -115,192 +75,20 @@ def test_jobs_on_an_unpacked_tree(fixture_wheels, tmp_path):
 
 
 def test_big_members_are_spooled_with_the_same_facts(fixture_wheels, monkeypatch):
-    """A member over the memory limit is inflated to a spool file on a helper thread, with the
+    """A member over the memory limit is inflated to an anonymous temporary file, with the
     strings found while it goes by: the facts are those of the in-memory path."""
     rules = load_rules(EXECUTORCH)
-    path = fixture_wheels["macos_universal2"]
-    base = scan(path, strings=rules.strings(), jobs=1)
-    monkeypatch.setattr(pipeline, "MEMORY_LIMIT", 1024)
-    monkeypatch.setattr(pipeline, "SMALL", 0)  # (members up to SMALL are read whole, never spooled)
-    spooled: list[str] = []
-    real = pipeline.MemberReader._spool
-
-    def spool(self, job, *args):
-        spooled.append(job.path)
-        return real(self, job, *args)
-
-    monkeypatch.setattr(pipeline.MemberReader, "_spool", spool)
-    for jobs in (1, 2):
-        assert _facts(scan(path, strings=rules.strings(), jobs=jobs)) == _facts(base)
-    assert any(p.endswith(".dylib") for p in spooled)
+    for name in ("macos_universal2", "linux_clean"):
+        path = fixture_wheels[name]
+        base = scan(path, strings=rules.strings(), jobs=1)
+        with monkeypatch.context() as m:
+            m.setattr(archive_members, "MEMORY_LIMIT", 1024)
+            for jobs in (1, 2):
+                assert _facts(scan(path, strings=rules.strings(), jobs=jobs)) == _facts(base), name
 
 
-@pytest.mark.parametrize("signed", [False, True], ids=["unsigned-x86_64", "signed-arm64"])
-def test_a_thin_macho_is_spooled_sparse_with_the_same_facts(fixture_wheels, fixture_build_dir, monkeypatch,
-                                                            tmp_path, signed):
-    """A large thin Mach-O member is written to its spool file only where the reader reads
-    (readers.spool_ranges): the facts, RECORD's word and the strings found are those of the
-    in-memory path, and most of each such member was never written. A signed one (ld64.lld signs
-    arm64 ad hoc) is written whole: checking its code signature (WA607) hashes every page."""
-    import sys
-
-    rules = load_rules(EXECUTORCH)
-    if signed:
-        path = fixture_wheels["macos_clean"]
-    else:
-        mw = sys.modules["make_wheels"]  # (loaded by the fixture_wheels fixture)
-        tag = "cp311-cp311-macosx_10_13_x86_64"
-        path = mw.write_wheel(tmp_path / mw.wheel_name(tag), mw._macos_layout(fixture_build_dir, arch="x86_64"), tag)
-    base = scan(path, strings=rules.strings(), jobs=1)
-    assert {s.signature for b in base.libraries for s in b.slices} == ({"valid"} if signed else {"absent"})
-    monkeypatch.setattr(pipeline, "MEMORY_LIMIT", 1024)
-    monkeypatch.setattr(pipeline, "SMALL", 0)
-    written: list[tuple[int, int]] = []  # (bytes of the piece, bytes written) per piece
-    real = pipeline._write_kept
-
-    def counting(fd, piece, at, keep):
-        before = os.fstat(fd).st_blocks
-        n = real(fd, piece, at, keep)
-        kept = len(piece) if keep is None else sum(max(0, min(hi, at + n) - max(lo, at)) for lo, hi in keep)
-        written.append((n, kept))
-        assert os.fstat(fd).st_blocks >= before
-        return n
-
-    monkeypatch.setattr(pipeline, "_write_kept", counting)
-    for jobs in (1, 2):
-        assert _facts(scan(path, strings=rules.strings(), jobs=jobs)) == _facts(base)
-    total, kept = sum(n for n, _ in written), sum(k for _, k in written)
-    if signed:
-        assert written and kept == total, (kept, total)
-    else:
-        assert written and kept < total / 2, (kept, total)
-
-
-def _read_with(reader, name, data, split):
-    """``reader.parse`` of one in-memory member, its export trie read by a forked process or not."""
-    job = pipeline.Job(0, name, len(data))
-    record = pipeline.Record("macho", "", len(data))
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(pipeline, "SPLIT_TRIE", 0 if split else 1 << 62)
-        return reader.parse(job, record, bytes(data))
-
-
-def _thin_machos(fixture_libs):
-    from wheelaudit.readers import macho
-
-    return [(p.name, p.read_bytes()) for p in sorted((fixture_libs / "macho").rglob("*.dylib"))
-            if p.read_bytes()[:4] in (b"\xcf\xfa\xed\xfe", b"\xce\xfa\xed\xfe") and macho.trie_size(p.read_bytes())]
-
-
-def test_a_big_export_trie_read_by_a_forked_process_gives_the_same_binary(fixture_libs, fixture_wheels, monkeypatch,
-                                                                          tmp_path):
-    """A thin Mach-O file's export trie read in a forked process while the worker reads the rest
-    (pipeline._ExportsHelper; forced here for every trie): the facts, the hints located and the
-    notes are those of one process, with and without the rules' interest; also for tries made
-    malformed (the same WA001 words), and when the child fails or dies."""
-    import random
-
-    from wheelaudit.readers import macho
-
-    rules = load_rules(EXECUTORCH)
-    files = _thin_machos(fixture_libs)
-    assert len(files) >= 8
-    started = []
-    real_start = pipeline._ExportsHelper.start.__func__
-
-    def start(cls, *args):
-        helper = real_start(cls, *args)
-        started.append(helper is not None)
-        return helper
-
-    monkeypatch.setattr(pipeline._ExportsHelper, "start", classmethod(start))
-
-    def view(b):
-        return (b.error, [(s.arch, s.identity, s.imports, s.notes, s.stripped, s.strings,
-                           [(x.name, x.weak, x.type) for x in s.exports], [x.name for x in s.locals],
-                           getattr(s.exports, "hits", None), getattr(s.locals, "hits", None)) for s in b.slices])
-
-    rng = random.Random(7)
-    for interest in (None, rules.interest()):
-        reader = pipeline.MemberReader(tmp_path, tmp_path, tuple(rules.strings()), 60.0, interest=interest)
-        for name, data in files:
-            variants = [data]
-            _lc_end, _ranges, (trie_off, trie_len) = macho._tables(data)
-            for _ in range(6):
-                bad = bytearray(data)
-                for _ in range(rng.randint(1, 3)):
-                    bad[trie_off + rng.randrange(trie_len)] = rng.choice((0, 0x7F, 0x80, 0xFF, rng.randrange(256)))
-                variants.append(bytes(bad))
-            for v in variants:
-                assert view(_read_with(reader, name, v, True)) == view(_read_with(reader, name, v, False))
-    assert sum(started) >= 2 * len(files) * 7, "the forked reading did not run"
-    # a child that fails, or dies before it writes: the worker reads the trie itself
-    name, data = files[0]
-    reader = pipeline.MemberReader(tmp_path, tmp_path, (), 60.0)
-    want = view(_read_with(reader, name, data, False))
-    for broken in (lambda d: 1 / 0, lambda d: os._exit(3)):
-        monkeypatch.setattr(pipeline, "exports_of", broken)
-        assert view(_read_with(reader, name, data, True)) == want
-    # --jobs 1 reads in one process, as it says: no fork, whatever the trie
-    started.clear()
-    monkeypatch.setattr(pipeline, "SPLIT_TRIE", 0)
-    scan(fixture_wheels["macos_clean"], jobs=1)
-    assert not any(started)
-    # a child stuck past the bound: the binary is timed out (WA001) and the child killed, at once
-    monkeypatch.setattr(pipeline, "exports_of", lambda d: time.sleep(60))
-    reader = pipeline.MemberReader(tmp_path, tmp_path, (), 0.5)
-    t0 = time.monotonic()
-    got = _read_with(reader, name, data, True)
-    assert "longer than 0.5 s" in (got.error or "") and time.monotonic() - t0 < 10
-    with pytest.raises(ChildProcessError):
-        os.waitpid(-1, os.WNOHANG)  # no child left behind
-
-
-def test_an_elf_file_is_spooled_without_its_code_or_read_again_whole(fixture_wheels, monkeypatch):
-    """A large ELF member is spooled without the inside of its executable segment (a guess,
-    readers.spool_ranges): the facts are those of the in-memory path. When the guess leaves out
-    a table the reader needs, the reader says so (Unspooled) and the member is read again whole,
-    through the reference path: the same facts again."""
-    from wheelaudit.readers import elf
-
-    rules = load_rules(EXECUTORCH)
-    path = fixture_wheels["linux_clean"]
-    base = scan(path, strings=rules.strings(), jobs=1)
-    monkeypatch.setattr(pipeline, "MEMORY_LIMIT", 1024)
-    monkeypatch.setattr(pipeline, "SMALL", 0)
-    monkeypatch.setattr(elf, "SPOOL_KEEP_PREFIX", 0)
-    monkeypatch.setattr(elf, "SPOOL_MIN_HOLE", 64)
-    # (the guess keeps the head it was made from, 64 KiB, all of a fixture: given its first KiB)
-    real_ranges = pipeline.spool_ranges
-    monkeypatch.setattr(pipeline, "spool_ranges", lambda fmt, head, size: real_ranges(fmt, head[:1024], size))
-    again: list[str] = []
-    real_reference = pipeline.MemberReader.reference
-
-    def reference(self, job):
-        again.append(job.path)
-        return real_reference(self, job)
-
-    monkeypatch.setattr(pipeline.MemberReader, "reference", reference)
-    holes: list[bool] = []
-    real_write = pipeline._write_kept
-
-    def counting(fd, piece, at, keep):
-        holes.append(keep is not None)
-        return real_write(fd, piece, at, keep)
-
-    monkeypatch.setattr(pipeline, "_write_kept", counting)
-    assert _facts(scan(path, strings=rules.strings(), jobs=1)) == _facts(base)
-    assert any(holes) and not again  # spooled sparse, and the guess held: nothing read twice
-    holes.clear()
-    # a guess that keeps nothing but the ELF header: every binary needs more, and is read again
-    monkeypatch.setattr(pipeline, "spool_ranges", lambda fmt, head, size: [(0, 64)] if fmt == "elf" else None)
-    for jobs in (1, 2):
-        assert _facts(scan(path, strings=rules.strings(), jobs=jobs)) == _facts(base)
-    assert any(holes) and any(p.endswith(".so") for p in again)
-
-
-def test_a_corrupt_member_keeps_the_reference_message(fixture_wheels, tmp_path):
-    """The fast member reader hands anything odd to the reference path: same WA002 words."""
+def test_a_corrupt_member_is_wa002_in_workers_too(fixture_wheels, tmp_path):
+    """A member whose compressed data is damaged: the same WA002 in one process and in workers."""
     import zipfile
 
     src = fixture_wheels["macos_clean"]
@@ -322,14 +110,14 @@ def test_a_corrupt_member_keeps_the_reference_message(fixture_wheels, tmp_path):
 
 
 def _slow_reader(path_part: str, block_alarm: bool = False):
-    real = pipeline.read_binary
+    real = scan_read.read_binary
 
-    def slow(data, path, needles=(), defer_exports=False):
+    def slow(data, path, needles=()):
         if path_part in path:
             if block_alarm:  # a reader stuck where the timer cannot reach it (C code)
                 signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
             time.sleep(60)
-        return real(data, path, needles, defer_exports)
+        return real(data, path, needles)
 
     return slow
 
@@ -339,7 +127,7 @@ def test_time_bound_reports_wa001(fixture_wheels, monkeypatch, jobs):
     path = fixture_wheels["macos_clean"]
     base = scan(path, jobs=1)
     victim = base.libraries[0].path
-    monkeypatch.setattr(pipeline, "read_binary", _slow_reader(victim))
+    monkeypatch.setattr(scan_read, "read_binary", _slow_reader(victim))
     t0 = time.monotonic()
     wheel = scan(path, jobs=jobs, timeout=1.0)
     assert time.monotonic() - t0 < 30
@@ -352,13 +140,11 @@ def test_time_bound_reports_wa001(fixture_wheels, monkeypatch, jobs):
 
 
 def test_time_bound_kills_a_stuck_worker(fixture_wheels, monkeypatch):
-    if pipeline._context().get_start_method() != "fork":
-        pytest.skip("the patched reader reaches worker processes only when they are forked")
     path = fixture_wheels["macos_clean"]
     base = scan(path, jobs=1)
     victim = base.libraries[-1].path
-    monkeypatch.setattr(pipeline, "read_binary", _slow_reader(victim, block_alarm=True))
-    monkeypatch.setattr(pipeline, "KILL_GRACE", 0.5)
+    monkeypatch.setattr(scan_read, "read_binary", _slow_reader(victim, block_alarm=True))
+    monkeypatch.setattr(scan_pool, "KILL_GRACE", 0.5)
     t0 = time.monotonic()
     wheel = scan(path, jobs=2, timeout=0.5)
     assert time.monotonic() - t0 < 30
@@ -368,13 +154,13 @@ def test_time_bound_kills_a_stuck_worker(fixture_wheels, monkeypatch):
 
 def test_time_bound_from_the_environment(monkeypatch):
     monkeypatch.setenv("WHEELAUDIT_BINARY_TIMEOUT", "7.5")
-    assert pipeline.binary_timeout() == 7.5
-    assert pipeline.binary_timeout(3) == 3.0
+    assert scan_read.binary_timeout() == 7.5
+    assert scan_read.binary_timeout(3) == 3.0
     monkeypatch.setenv("WHEELAUDIT_BINARY_TIMEOUT", "nonsense")
     from wheelaudit.settings import SettingError
 
     with pytest.raises(SettingError, match="WHEELAUDIT_BINARY_TIMEOUT"):  # never a silent fallback
-        pipeline.binary_timeout()
+        scan_read.binary_timeout()
 
 
 # --------------------------------------------------------------------------------------------
@@ -754,77 +540,6 @@ def test_locate_sees_an_occurrence_hidden_behind_the_same_needle():
     assert locate(table, [b"aa", b"aba", b"ba"]) == {b"aa": {0, 1}, b"aba": {3}, b"ba": {3, 4}}
 
 
-def test_largest_member_starts_early_with_the_same_results(fixture_wheels, monkeypatch):
-    """The largest member is dispatched from a raw read of the central directory, before the
-    member list exists; its result is matched to the real member afterwards."""
-    import zipfile
-
-    path = fixture_wheels["macos_universal2"]
-    job, total = pipeline.quick_largest(path, min_size=0)
-    with zipfile.ZipFile(path) as zf:
-        infos = [i for i in zf.infolist() if not i.is_dir()]
-    biggest = max(infos, key=lambda i: i.file_size)
-    assert job is not None and job.path == biggest.filename and job.size == biggest.file_size
-    assert total == sum(i.file_size for i in infos)
-    base = scan(path, jobs=1)
-    real = pipeline.quick_largest
-    monkeypatch.setattr(pipeline, "quick_largest", lambda p, min_size=0: real(p, 0))
-    assert _facts(scan(path, jobs=2)) == _facts(base)
-
-
-def test_workers_forked_with_the_jobs_are_given_indices(fixture_wheels, monkeypatch):
-    """A worker forked once the job list exists (all but the early one) is sent its batches as
-    indices into the jobs it inherited ("picks"); the early worker, forked before the list
-    existed, gets them whole ("batch"). The facts are those of one process either way, and of
-    workers that are given every batch whole."""
-    if pipeline._context().get_start_method() != "fork":
-        pytest.skip("workers inherit the jobs only when forked")
-    path = fixture_wheels["macos_fused"]
-    base = _facts(scan(path, jobs=1))
-    real_largest, real_send = pipeline.quick_largest, pipeline._send
-    monkeypatch.setattr(pipeline, "quick_largest", lambda p, min_size=0: real_largest(p, 0))
-    monkeypatch.setattr(pipeline, "plan", lambda jobs: [[j] for j in jobs])  # (a batch a member)
-    sent: list[str] = []
-
-    def spy(conn, obj):
-        if obj[0] in ("batch", "picks"):
-            sent.append(obj[0])
-        real_send(conn, obj)
-
-    monkeypatch.setattr(pipeline, "_send", spy)
-    assert _facts(scan(path, jobs=2)) == base
-    assert sent[0] == "batch" and "picks" in sent  # (the early job, then the others)
-    sent.clear()
-    real_init = pipeline._Worker.__init__
-    monkeypatch.setattr(pipeline._Worker, "__init__", lambda self, *a, **k: real_init(self, *a[:7], known=None))
-    assert _facts(scan(path, jobs=2)) == base
-    assert sent and set(sent) == {"batch"}
-
-
-def test_quick_largest_on_every_fixture_wheel(fixture_wheels):
-    """The raw directory read picks what zipfile's list says is the largest member (the first
-    of equal ones) and sums every member's size, on every fixture wheel."""
-    import zipfile
-
-    for name, path in sorted(fixture_wheels.items()):
-        job, total = pipeline.quick_largest(path, min_size=0)
-        with zipfile.ZipFile(path) as zf:
-            infos = zf.infolist()
-        files = [i for i in infos if not i.is_dir() and i.compress_type in (0, 8) and not i.flag_bits & 0x61]
-        biggest = max(files, key=lambda i: i.file_size)  # (max keeps the first of equals)
-        assert job is not None and (job.path, job.size, job.compressed) == \
-            (biggest.filename, biggest.file_size, biggest.compress_size), name
-        assert job.zip == (biggest.header_offset, biggest.compress_type, biggest.CRC,
-                           biggest.orig_filename.encode()), name
-        assert total == sum(i.file_size for i in infos), name
-
-
-def test_quick_largest_gives_up_on_odd_archives(tmp_path):
-    odd = tmp_path / "x.whl"
-    odd.write_bytes(b"not a zip at all")
-    assert pipeline.quick_largest(odd) == (None, 0)
-
-
 @settings(max_examples=300, deadline=None)
 @given(names=st.lists(st.text(alphabet="abx", min_size=1, max_size=10).map(str.encode), min_size=1, max_size=10),
        needles=st.lists(st.sampled_from([b"a", b"aa", b"ab", b"ba", b"aba", b"b", b"bab", b"x", b"xa"]),
@@ -859,3 +574,15 @@ def test_locate_in_order_equals_brute_force(names, needles, picks, order):
     # the same table told its offsets are out of order: the other way, the same answer
     unordered = SymbolTable(blob, offsets, bytes(len(offsets)), unique=False, ascending=False)
     assert locate(unordered, needles) == expected
+
+
+def test_a_signed_macho_is_never_spooled_sparse(fixture_wheels, fixture_build_dir):
+    """Checking a code signature (WA607) hashes every page: a signed thin image is kept whole
+    by the spool, an unsigned one only where the reader reads."""
+    from wheelaudit.readers import kept_ranges
+
+    signed = next(fixture_build_dir.rglob("macho/arm64/libexecutorch.dylib")).read_bytes()
+    unsigned = next(fixture_build_dir.rglob("macho/x86_64/libexecutorch.dylib")).read_bytes()
+    assert kept_ranges("macho", signed[:65536], len(signed)) is None
+    kept = kept_ranges("macho", unsigned[:65536], len(unsigned))
+    assert kept is not None and sum(hi - lo for lo, hi in kept) < len(unsigned)

@@ -182,7 +182,7 @@ def test_inspect_shows_the_pe_facts(pe_libs, tmp_path, capsys):
                               ("pkg/copy.dll", (pe_libs / "copy.dll").read_bytes())])
     assert main(["inspect", str(wheel), "--symbols"]) == 0
     text = capsys.readouterr().out
-    assert "dep DELAYED.dll (delay)" in text and "dep python311.dll\n" in text
+    assert "dep DELAYED.dll (delay)" in text and "dep python311.dll  → external: python311.dll" in text
     assert "pdb C:\\Users\\builder\\et\\x.pdb" in text and "subsystem windows_gui 6.2" in text
     assert "file version 14.38.33130.7" in text
     assert "U #12 (ORDLIB.dll)" in text and "F HeapAlloc2 -> NTDLL.RtlAllocateHeap" in text

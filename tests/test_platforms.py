@@ -20,7 +20,8 @@ from wheelaudit.platforms import (
     parse_platform,
     policy_data,
 )
-from wheelaudit.scan import Wheel, scan
+from wheelaudit.model.wheel import Wheel
+from wheelaudit.scan import scan
 
 
 # --------------------------------------------------------------------------------------------

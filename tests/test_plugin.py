@@ -80,7 +80,17 @@ def expected_items(rs) -> set[str]:
     names |= {f"component::{c.name}" for c in rs.components}
     names |= {f"file::{f.name}" for f in rs.files}
     names |= {f"binary::{b.name}" for b in rs.binaries}
+    names |= {f"metadata::{m.name}" for m in rs.metadata}
     return names
+
+
+#: the items of the ExecuTorch rules that apply only to Windows or only to CUDA builds: skipped for
+#: the CPU fixture wheels (Linux and macOS), each with its `when`
+def windows_and_cuda_items(rs) -> set[str]:
+    out = {f"component::{c.name}" for c in rs.components if c.name.endswith("_windows")}
+    out |= {f"binary::{b.name}" for b in rs.binaries if b.name.endswith("_windows")}
+    return out | {"file::aoti_cuda_shims_import_library_cuda", "metadata::cu12_build_requires_cuda_12",
+                  "metadata::cu13_build_requires_cuda_13"}
 
 
 def cli_text(*args: str) -> str:
@@ -105,7 +115,7 @@ def test_clean_wheel_passes(pytester, project, ruleset):
     got = outcomes(result.reprec)
     assert got["failed"] == {}
     assert set(got["passed"]) | set(got["skipped"]) == expected_items(ruleset)
-    assert set(got["skipped"]) == {"component::threadpool_impl"}  # when: os = linux
+    assert set(got["skipped"]) == {"component::threadpool_impl"} | windows_and_cuda_items(ruleset)  # when: os = linux, ...
     assert result.ret == 0
     # ids: the wheel's path from the rootdir, then the rule
     assert f"{whl}::component::backend_mlx" in {r.nodeid for r in result.reprec.getreports("pytest_runtest_logreport")}
@@ -150,7 +160,7 @@ def test_planted_duplicate_fails_the_component_item(pytester, project):
         assert noise not in result.stdout.str()
 
 
-def test_k_selects_a_rule(pytester, project):
+def test_k_selects_a_rule(pytester, project, ruleset):
     clean, dup = project("macos_clean", "macos_dup_delegate")
     reprec = inline(pytester, "--wheelaudit", clean, dup, "--wheelaudit-rules", "rules.toml", "-k", "backend_mlx")
     passed, skipped, failed = reprec.listoutcomes()
@@ -158,18 +168,18 @@ def test_k_selects_a_rule(pytester, project):
     assert [r.nodeid for r in failed] == [f"{dup}::component::backend_mlx"]
     assert skipped == []
     (deselected,) = reprec.getcalls("pytest_deselected")
-    assert len(deselected.items) == 2 * 26  # every other rule of both wheels
+    assert len(deselected.items) == 2 * (len(expected_items(ruleset)) - 1)  # every other rule of both wheels
 
 
 def test_when_that_does_not_hold_skips_with_the_reason(pytester, project, ruleset):
     (whl,) = project("linux_clean")
     reprec = inline(pytester, "--wheelaudit", whl, "--wheelaudit-rules", "rules.toml")
     got = outcomes(reprec)
-    assert set(got["skipped"]) == {"component::threadpool_impl_apple", "file::metallib",
-                                   "binary::python_extension_mlx"}
+    assert set(got["skipped"]) == {"component::threadpool_impl_apple", "file::metallib"} | windows_and_cuda_items(ruleset)
     reasons = {name: rep.longrepr[2].removeprefix("Skipped: ") for name, rep in got["skipped"].items()}
     assert reasons["file::metallib"] == f"when: os = macos does not hold for {LINUX_TAG}"
-    assert reasons["binary::python_extension_mlx"] == f"when: os = macos, arch = arm64 does not hold for {LINUX_TAG}"
+    assert reasons["binary::python_extension_windows"] == f"when: os = windows does not hold for {LINUX_TAG}"
+    assert reasons["metadata::cu12_build_requires_cuda_12"] == f"when: version = *+cu12* does not hold for {LINUX_TAG}"
     result = run(pytester, "--wheelaudit", whl, "--wheelaudit-rules", "rules.toml", "-rs", "-k", "metallib")
     result.stdout.fnmatch_lines([f"SKIPPED [[]1[]] rules.toml*: when: os = macos does not hold for {LINUX_TAG}"])
 

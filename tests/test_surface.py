@@ -33,12 +33,12 @@ def _need(*tools: str) -> None:
     missing = [t for t in tools if shutil.which(t) is None]
     if missing:
         pytest.fail(f"fixture tools missing ({', '.join(missing)}); install them with: apt-get install -y "
-                    "cmake pkg-config gcc", pytrace=False)
+                    "cmake make pkg-config gcc", pytrace=False)
 
 
 @pytest.fixture(scope="session")
 def surface_wheels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    _need("cmake", "gcc", "pkg-config")
+    _need("cmake", "make", "gcc", "pkg-config")
     spec = importlib.util.spec_from_file_location("make_surface_wheels", FIXTURES / "make_surface_wheels.py")
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)

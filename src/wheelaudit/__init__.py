@@ -25,8 +25,8 @@ _EXPORTS = {
     "Finding": "findings", "CODES": "findings",
     "Report": "report", "WheelReport": "report",
     "Ruleset": "ruleset", "RulesError": "ruleset",
-    "Wheel": "scan",
-    "NotAWheel": "wheelfile",
+    "Wheel": "model.wheel",
+    "NotAWheel": "archive",
 }
 
 __all__ = ["__version__", *_EXPORTS]
@@ -37,8 +37,8 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the eager imports
     from .findings import CODES, Finding
     from .report import Report, WheelReport
     from .ruleset import Ruleset, RulesError
-    from .scan import Wheel
-    from .wheelfile import NotAWheel
+    from .model.wheel import Wheel
+    from .archive import NotAWheel
 
 
 def __getattr__(name: str) -> Any:

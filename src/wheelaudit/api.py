@@ -12,7 +12,8 @@ from .evaluate import evaluate
 from .model.codes import parse_selectors, parse_severities, parse_severity, severity_of
 from .report import Report
 from .ruleset import Ruleset, load_rules
-from .scan import Wheel, scan
+from .model.wheel import Wheel
+from .scan import scan
 
 PathLike = Union[str, "os.PathLike[str]"]
 FailOn = Literal["error", "warning"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
 
 from . import __version__
@@ -46,36 +47,44 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+class Signalled(BaseException):
+    """SIGTERM, SIGINT or SIGHUP arrived: the run stops (its workers are ended as the scan's
+    ``finally`` blocks run) and the command exits 128 + the signal's number."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+#: the stop signal received, if any: an exception raised where Python ignores it (a finalizer,
+#: an at-fork hook) still ends the command with this signal's exit code
+_received: list[int] = []
+
+
+def _on_signal(signum: int, _frame) -> None:
+    for sig in _SIGNALS:  # (one is enough: the cleanup it starts is not interrupted again)
+        signal.signal(sig, signal.SIG_IGN)
+    _received.append(signum)
+    raise Signalled(signum)
+
+
+_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGINT", "SIGHUP") if hasattr(signal, name))
+
+
 def console() -> None:
-    """The command (the ``wheelaudit`` script, ``python -m wheelaudit``): :func:`main`, then the
-    process ends without tearing down every object it made (on a torch wheel's check, 30 ms of
-    freeing what the OS takes back at once). The ``atexit`` handlers run first (coverage, say, or
-    multiprocessing's) and the standard streams are flushed, so nothing is lost.
-
-    Before it, the cyclic garbage collector's first threshold is raised from 700 to 100,000
-    allocations (the forked workers inherit it): a check makes hundreds of thousands of small,
-    acyclic objects (13,691 members of a torch wheel, each with its entry, job and record), and
-    the parent spent about 57 ms in some 200 collections of them; cycles are still collected."""
-    import atexit
-    import gc
-
-    gc.set_threshold(100_000, 50, 100)
-    importlib.import_module(".scan", __package__).RETAIN = []  # (nor its working structures, see there)
-    code = main()
-    atexit._run_exitfuncs()  # (what interpreter shutdown would run, in the same order)
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError, AttributeError):  # a closed pipe or descriptor: nothing left to say to it
-            pass
-    os._exit(code)
+    """The command (the ``wheelaudit`` script, ``python -m wheelaudit``): :func:`main`, with
+    SIGTERM, SIGINT and SIGHUP turned into an orderly stop (exit 128 + the signal's number)."""
+    for sig in _SIGNALS:
+        signal.signal(sig, _on_signal)
+    sys.exit(main())
 
 
 def main(argv: list[str] | None = None) -> int:
+    from .archive import NotAWheel
     from .commands.common import OutputFailed, _silence_stdout
     from .ruleset import RulesError
+    from .scan import ScanFailed
     from .settings import SettingError, check_environment
-    from .wheelfile import NotAWheel
 
     try:
         args_list = sys.argv[1:] if argv is None else list(argv)
@@ -86,7 +95,10 @@ def main(argv: list[str] | None = None) -> int:
         if not getattr(args, "command", None):
             parser.print_help(sys.stderr)
             return EXIT_USAGE
-        return int(args.run(args))
+        code = int(args.run(args))
+        if _received:
+            raise Signalled(_received[0])
+        return code
     except SettingError as exc:
         _say(f"wheelaudit: error: {exc}")
         return EXIT_USAGE
@@ -105,9 +117,15 @@ def main(argv: list[str] | None = None) -> int:
     except NotAWheel as exc:
         _say(f"wheelaudit: not a wheel: {exc}")
         return EXIT_USAGE
+    except ScanFailed as exc:
+        _say(f"wheelaudit: error: {exc}")
+        return EXIT_USAGE
+    except Signalled as exc:
+        _say(f"wheelaudit: stopped by {signal.Signals(exc.signum).name}")
+        return 128 + exc.signum
     except KeyboardInterrupt:
         _say("wheelaudit: interrupted")
-        return 130
+        return 128 + signal.SIGINT
     except OutputFailed as exc:
         _say(f"wheelaudit: error: {exc}")
         return exc.code
@@ -118,7 +136,10 @@ def main(argv: list[str] | None = None) -> int:
         return int(exc.code or 0) if isinstance(exc.code, int) else 0
     except Exception as exc:  # noqa: BLE001 - a crash is never an exit code: every failure is a message
         if _debug():
-            raise
+            import traceback
+
+            traceback.print_exc()
+            return EXIT_USAGE
         _say(f"wheelaudit: internal error ({type(exc).__name__}: {exc}); this is a bug in wheelaudit — "
              "set WHEELAUDIT_DEBUG=1 to see the traceback")
         return EXIT_USAGE

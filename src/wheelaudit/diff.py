@@ -30,7 +30,7 @@ from typing import Any, Literal, TextIO
 
 from .dups import DupGroup, find_duplicates, is_boilerplate, namespace_key, wheel_dict
 from .facts import Binary
-from .scan import Wheel
+from .model.wheel import Wheel
 
 #: file suffixes that are source or metadata, not data that travels with code (diff, init)
 NOT_DATA_SUFFIXES = (".py", ".pyi", ".pyc", ".pyx", ".pxd", ".typed", ".h", ".hpp", ".hh", ".c", ".cc", ".cpp",

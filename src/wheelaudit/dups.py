@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .facts import Binary
-from .scan import Wheel
+from .model.wheel import Wheel
 
 Strength = Literal["strong", "weak"]
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .conditions import Condition, WheelTraits
@@ -20,8 +19,8 @@ from .index import Interest, NameIndex, SymbolIndex
 from .symbols import SymbolTable
 from .linkage import check_linkage
 from .checks.abi import check_abi
-from .ruleset import BinaryRule, ComponentRule, FileRule, LibrariesRule, Ruleset, Waiver
-from .scan import Wheel
+from .ruleset import BinaryRule, ComponentRule, FileRule, LibrariesRule, MetadataRule, Ruleset, Waiver
+from .model.wheel import Wheel
 
 EXAMPLES = 3
 
@@ -431,7 +430,7 @@ def check_file(ctx: Context, rule: FileRule) -> list[Finding]:
             "WA301", f"file rule {rule.name} ({rule.glob.pattern}): found {len(matches)}"
             + (f" ({_wheres(ctx, matches[:6])})" if matches else "") + f", expected {want}",
             subject=rule.name, paths=matches, rule=rid))
-    elif not matches:
+    elif not matches and rule.bounds()[1] != 0:  # (a rule that forbids a file is met when nothing matches)
         out.append(Finding("WA003", f"file rule {rule.name}: {rule.glob.pattern} matched nothing in this wheel",
                            subject=rule.name, rule=rid))
     return out
@@ -499,6 +498,57 @@ def check_binary(ctx: Context, rule: BinaryRule) -> list[Finding]:
     return out
 
 
+def check_metadata(ctx: Context, rule: MetadataRule) -> list[Finding]:
+    """WA404: the wheel's Requires-Dist, its markers evaluated for the wheel's tags
+    (:mod:`wheelaudit.requirements`), against ``forbid-requires`` and ``require``."""
+    out: list[Finding] = []
+    if not ctx.applies(rule.when):
+        return out
+    from .requirements import declared_requirements
+
+    rid = f"metadata:{rule.name}"
+    declared, _invalid = declared_requirements(ctx.wheel.requires_dist, ctx.wheel.tags)  # (check_requirements_parse)
+    when = f" (rule {rule.name}" + (f", for {rule.when.describe()}" if rule.when is not None else "") + ")"
+    for d in declared:
+        if not (d.somewhere or d.extras):
+            continue  # its marker excludes every environment this wheel installs in
+        bad = next((g.pattern for g in rule.forbid_requires if g.match(d.name)), None)
+        if bad is None:
+            continue
+        where = ("" if d.always else " on some of the platforms it installs on") if d.somewhere \
+            else f" with extra {', '.join(d.extras)}"
+        out.append(Finding("WA404", f"the wheel requires {d.text!r}{where}, which it must not (forbid-requires {bad}){when}",
+                           subject=rule.name, symbols=[d.name], rule=rid))
+    for name in rule.require:
+        mine = [d for d in declared if d.name == name]
+        if any(d.always for d in mine):
+            continue
+        if mine:
+            partial = next(d for d in mine)
+            why = (f"only with extra {', '.join(partial.extras)}" if partial.extras and not partial.somewhere
+                   else "only on some of the platforms it installs on" if partial.somewhere
+                   else "under a marker that excludes this wheel")
+            msg = f"the wheel requires {name} {why} ({partial.text!r}); it must require it everywhere, without an extra"
+        else:
+            msg = f"the wheel's METADATA has no Requires-Dist: {name}, which it must have"
+        out.append(Finding("WA404", msg + when, subject=rule.name, symbols=[name], rule=rid))
+    return out
+
+
+def check_requirements_parse(ctx: Context, rules: list[MetadataRule]) -> list[Finding]:
+    """WA404, once per line: a Requires-Dist that cannot be parsed, when a ``[[metadata]]`` rule
+    applies to the wheel (no rule can judge it)."""
+    applying = [r for r in rules if ctx.applies(r.when)]
+    if not applying:
+        return []
+    from .requirements import declared_requirements
+
+    _declared, invalid = declared_requirements(ctx.wheel.requires_dist, ctx.wheel.tags)
+    names = ", ".join(r.name for r in applying)
+    return [Finding("WA404", f"Requires-Dist {text!r} cannot be parsed, so the metadata rules ({names}) cannot judge it",
+                    subject=applying[0].name, rule=f"metadata:{applying[0].name}") for text in invalid]
+
+
 def _component(ctx: Context, name: str) -> ComponentRule | None:
     if ctx.ruleset is None:
         return None
@@ -552,9 +602,6 @@ def apply_waivers(findings: list[Finding], waivers: list[Waiver], today: _dt.dat
 # --------------------------------------------------------------------------------------------
 # Entry point
 
-Check = Callable[[Context], list[Finding]]
-
-
 def evaluate(wheel: Wheel, ruleset: Ruleset | None, *, today: _dt.date | None = None) -> list[Finding]:
     """All findings for ``wheel``: the scan's own (WA001/WA002), the rules', linkage; waivers applied."""
     ctx = Context(wheel, ruleset)
@@ -569,6 +616,9 @@ def evaluate(wheel: Wheel, ruleset: Ruleset | None, *, today: _dt.date | None = 
             findings += check_file(ctx, fr)
         for br in ruleset.binaries:
             findings += check_binary(ctx, br)
+        findings += check_requirements_parse(ctx, ruleset.metadata)
+        for mr in ruleset.metadata:
+            findings += check_metadata(ctx, mr)
     findings += check_linkage(wheel, ruleset.linkage if ruleset is not None else None)
     if wheel.surface is not None or (ruleset is not None and any(c.cmake_target for c in ruleset.components)):
         from .checks.consumer import evaluate_consumer

@@ -65,6 +65,39 @@ class _LazyDemangled:
 Symbol.demangled = _LazyDemangled()  # type: ignore[assignment]  # after @dataclass: the field keeps its default
 
 
+def _symbol_factory():
+    """The one way readers build a :class:`Symbol` in bulk (a big library has hundreds of
+    thousands). Invariant: it returns an object equal to ``Symbol(name, demangled, binding,
+    type, version)`` in every field, hash and ``vars()``; it fills the instance ``__dict__`` at
+    once instead of the frozen dataclass's one ``object.__setattr__`` per field, and is used only
+    when a probe at import proves that invariant (else the real constructor is)."""
+    new = object.__new__
+
+    def make(name: str, binding: Binding = "global", type_: SymbolType = "other", version: str | None = None,
+             demangled: str | None = None) -> Symbol:
+        sym = new(Symbol)
+        sym.__dict__.update(name=name, demangled=demangled, binding=binding, type=type_, version=version)
+        return sym
+
+    def slow(name: str, binding: Binding = "global", type_: SymbolType = "other", version: str | None = None,
+             demangled: str | None = None) -> Symbol:
+        return Symbol(name, demangled, binding, type_, version)  # type: ignore[arg-type]
+
+    try:
+        probe, real = make("_Z1fv", "weak", "func", "V", "f()"), slow("_Z1fv", "weak", "func", "V", "f()")
+        if (probe == real and vars(probe) == vars(real) and hash(probe) == hash(real)
+                and not hasattr(Symbol, "__slots__") and not hasattr(Symbol, "__post_init__")
+                and list(Symbol.__dataclass_fields__) == ["name", "demangled", "binding", "type", "version"]):
+            return make
+    except Exception:  # noqa: BLE001 - any surprise: the real constructor
+        pass
+    return slow
+
+
+#: ``make_symbol(name, binding, type, version=None, demangled=None) -> Symbol``
+make_symbol = _symbol_factory()
+
+
 @dataclass(frozen=True)
 class Dependency:
     """A library the binary asks the loader for (DT_NEEDED, LC_LOAD_*_DYLIB, PE import).

@@ -18,7 +18,7 @@ order.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from itertools import compress
@@ -371,6 +371,3 @@ class NameIndex:
                     return True
         return False
 
-
-def index_names(names: Sequence[str]) -> NameIndex:
-    return NameIndex(names)

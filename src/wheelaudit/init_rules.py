@@ -43,7 +43,7 @@ from .diff import NOT_DATA_SUFFIXES, glob_escape, library_stem, name_glob_parts
 from .dups import FORTRAN, NO_PREFIX, _qualified_parts, find_duplicates, library_definitions, namespace_key
 from .facts import Binary
 from .globs import SymbolPattern
-from .scan import Wheel
+from .model.wheel import Wheel
 
 #: sentinels per component
 SENTINELS = 3

@@ -41,7 +41,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     from .findings import Finding
     from .report import Report
     from .ruleset import Ruleset
-    from .scan import Wheel
+    from .model.wheel import Wheel
 
 __all__ = ["WheelauditWheel", "WheelauditItem", "AuditFailed"]
 
@@ -328,6 +328,8 @@ def _plan(ruleset: Ruleset | None) -> list[_RulePlan]:
             add(f"file:{f.name}", f"file::{f.name}", f.when, f.source, f.line)
         for b in ruleset.binaries:
             add(f"binary:{b.name}", f"binary::{b.name}", b.when, b.source, b.line)
+        for m in ruleset.metadata:
+            add(f"metadata:{m.name}", f"metadata::{m.name}", m.when, m.source, m.line)
     link = ruleset.linkage if ruleset is not None else None
     add("linkage", "linkage", None, link.source if link else None, link.line if link else None, conditional=False)
     add("integrity", "integrity", conditional=False)
@@ -407,7 +409,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 def _wheel_tags(path: Path) -> tuple[Any, str]:
     """The wheel's traits and its tags as text, read from its name / WHEEL file (no scan)."""
     from .conditions import traits_from_tags
-    from .wheelfile import NotAWheel, open_wheel
+    from .archive import NotAWheel, open_wheel
 
     try:
         with open_wheel(path) as source:
@@ -472,7 +474,7 @@ class WheelauditItem(pytest.Item):
 
     def runtest(self) -> None:
         from .findings import SEVERITY_RANK
-        from .wheelfile import NotAWheel
+        from .archive import NotAWheel
 
         state = _state(self.config)
         try:

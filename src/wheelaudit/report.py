@@ -8,7 +8,7 @@ from typing import Any
 from . import __version__
 from .findings import SEVERITY_RANK, Finding
 from .model.codes import selected
-from .scan import Wheel
+from .model.wheel import Wheel
 
 SCHEMA_VERSION = 2  # 2: every finding has a "hint"; inspect's unresolved dependencies have "resolved": null
 

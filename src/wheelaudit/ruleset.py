@@ -48,6 +48,7 @@ __all__ = [
     "FileRule",
     "BinaryRule",
     "LinkageRule",
+    "MetadataRule",
     "Waiver",
     "FINDING_CODES",
     "MAX_RULES_SIZE",
@@ -252,6 +253,23 @@ class BinaryRule:
 
 
 @dataclass
+class MetadataRule:
+    """``[[metadata]]``: constraints on the wheel's Requires-Dist, for the wheels ``when`` selects.
+
+    ``forbid_requires`` are globs over canonical distribution names (PEP 503) that no requirement
+    may name where it applies (its marker evaluated for the wheel's tags, with or without one of
+    the wheel's extras); ``require`` are names that must be required everywhere the wheel installs,
+    without an extra."""
+
+    name: str
+    forbid_requires: list[Glob] = field(default_factory=list)
+    require: list[str] = field(default_factory=list)
+    when: Condition | None = None
+    line: int | None = None
+    source: str = "<string>"
+
+
+@dataclass
 class LinkageRule:
     """``[linkage]``: where dependencies may resolve and which rpaths are acceptable."""
 
@@ -322,6 +340,7 @@ class Ruleset:
     components: list[ComponentRule] = field(default_factory=list)
     files: list[FileRule] = field(default_factory=list)
     binaries: list[BinaryRule] = field(default_factory=list)
+    metadata: list[MetadataRule] = field(default_factory=list)
     linkage: LinkageRule | None = None
     cmake: CMakeRule | None = None
     waivers: list[Waiver] = field(default_factory=list)
@@ -709,7 +728,7 @@ def _fmt_path(path: KeyPath) -> str:
     return out
 
 
-_ARRAY_TABLES = ("component", "file", "binary", "waive")
+_ARRAY_TABLES = ("component", "file", "binary", "metadata", "waive")
 
 
 class _Ctx:
@@ -928,7 +947,7 @@ class _Ctx:
             if key == "name":
                 # distribution names compare canonically (PEP 503): "mlx_metal" is "mlx-metal"
                 value = self.strings(value, kpath, "globs")
-                value = [v if "[" in v else re.sub(r"[-_.]+", "-", v).lower() for v in value]
+                value = [_canonical_glob(v) for v in value]
             globs = self.globs(value, kpath, negatable=True)
             if key == "os":
                 for g in (getattr(g, "inner", g) for g in globs):
@@ -944,7 +963,7 @@ class _Ctx:
 
 _TOP_KEYS = (
     "version", "name", "select", "ignore", "fail-on", "severity",
-    "libraries", "component", "file", "binary", "linkage", "cmake", "waive",
+    "libraries", "component", "file", "binary", "metadata", "linkage", "cmake", "waive",
 )  # fmt: skip
 _LIBRARIES_KEYS = ("scope", "expected", "identity", "when")
 _COMPONENT_KEYS = (
@@ -957,6 +976,7 @@ _BINARY_KEYS = (
     "name", "path", "count", "must-not-define", "must-import", "must-need", "must-not-need",
     "must-need-all", "when",
 )  # fmt: skip
+_METADATA_KEYS = ("name", "when", "forbid-requires", "require")
 _LINKAGE_KEYS = ("allow-external", "provided-by", "forbid-rpath", "allow-rpath", "check")
 _WAIVE_KEYS = ("code", "target", "path", "reason", "until", "when")
 
@@ -1130,6 +1150,38 @@ def _parse_binary(ctx: _Ctx, i: int, value: dict[str, Any]) -> BinaryRule:
         must_need_all=ctx.globs(t["must-need-all"], p + ("must-need-all",), cross_slash=True, negatable=True)
         if "must-need-all" in t
         else [],
+        when=ctx.condition(t["when"], p + ("when",)) if "when" in t else None,
+        line=ctx.line(p),
+        source=ctx.source,
+    )
+
+
+def _canonical_glob(pattern: str) -> str:
+    """A distribution-name glob in canonical form (PEP 503: lower case, one ``-`` for each run of
+    ``-_.``), as conditions' ``name`` does; a glob with a ``[...]`` set is left as written."""
+    return pattern if "[" in pattern else re.sub(r"[-_.]+", "-", pattern).lower()
+
+
+def _parse_metadata(ctx: _Ctx, i: int, value: dict[str, Any]) -> MetadataRule:
+    p: KeyPath = ("metadata", i)
+    t = ctx.table(value, p, _METADATA_KEYS)
+    if "forbid-requires" not in t and "require" not in t:
+        # (keyed to forbid-requires: when a bad value was left out, the complaint is that value's alone)
+        raise ctx.error(p + ("forbid-requires",), 'missing: a [[metadata]] rule needs "forbid-requires" or "require" (or both)')
+    forbid: list[Glob] = []
+    if "forbid-requires" in t:
+        names = ctx.strings(t["forbid-requires"], p + ("forbid-requires",), "globs")
+        forbid = ctx.globs([_canonical_glob(n) for n in names], p + ("forbid-requires",))
+    require: list[str] = []
+    if "require" in t:
+        for n in ctx.strings(t["require"], p + ("require",), "distribution names"):
+            if not _DIST_NAME_RE.fullmatch(n):
+                raise ctx.error(p + ("require",), f'"{n}" is not a valid distribution name')
+            require.append(_canonical_glob(n))
+    return MetadataRule(
+        name=ctx.string(t["name"], p + ("name",)) if "name" in t else f"metadata[{i + 1}]",
+        forbid_requires=forbid,
+        require=require,
         when=ctx.condition(t["when"], p + ("when",)) if "when" in t else None,
         line=ctx.line(p),
         source=ctx.source,
@@ -1333,6 +1385,11 @@ def _ruleset(
             ctx.problems.append(_unknown_name(ctx, ("binary", i, "must-not-define"), name, names))
         if not unknown:
             rs.binaries.append(b)
+
+    for i, item in entries("metadata"):
+        m = ctx.each_key(("metadata", i), item, lambda v, i=i: _parse_metadata(ctx, i, v))
+        if m is not None:
+            rs.metadata.append(m)
 
     if "linkage" in data:
         rs.linkage = ctx.each_key(("linkage",), data["linkage"], lambda v: _parse_linkage(ctx, v)) or rs.linkage

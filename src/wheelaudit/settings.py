@@ -23,6 +23,7 @@ KNOWN = {
     "WHEELAUDIT_BINARY_TIMEOUT": "a number of seconds greater than 0 (the bound on reading one binary)",
     "WHEELAUDIT_PROGRESS": "0 or 1 (draw a progress bar on a terminal)",
     "WHEELAUDIT_DEBUG": "0 or 1 (show the traceback of an internal error)",
+    "WHEELAUDIT_FORCE_WORKERS": "0 or 1 (read even a small wheel with worker processes)",
 }
 
 
@@ -73,7 +74,8 @@ def check_environment(env: Mapping[str, str] | None = None) -> list[str]:
     problems = []
     for name, check in (("WHEELAUDIT_BINARY_TIMEOUT", lambda: binary_timeout(env=env)),
                         ("WHEELAUDIT_PROGRESS", lambda: flag("WHEELAUDIT_PROGRESS", True, env)),
-                        ("WHEELAUDIT_DEBUG", lambda: flag("WHEELAUDIT_DEBUG", False, env))):
+                        ("WHEELAUDIT_DEBUG", lambda: flag("WHEELAUDIT_DEBUG", False, env)),
+                        ("WHEELAUDIT_FORCE_WORKERS", lambda: flag("WHEELAUDIT_FORCE_WORKERS", False, env))):
         try:
             check()
         except SettingError as exc:

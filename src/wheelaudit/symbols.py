@@ -22,7 +22,7 @@ import cpp_demangle
 
 from .demangle_guard import guarded_demangle, suspicious
 
-from .facts import Symbol
+from .facts import Symbol, make_symbol
 
 if TYPE_CHECKING:
     from .globs import SymbolPattern
@@ -306,26 +306,6 @@ def symbol_code(binding: str, type_: str) -> int:
     return BINDING_CODE[binding] << 2 | TYPE_CODE[type_]
 
 
-def _make_symbol_factory():
-    """``Symbol`` without the frozen dataclass ``__init__`` (five ``object.__setattr__`` calls):
-    the instance ``__dict__`` filled at once, checked once to give an equal object."""
-    new = object.__new__
-
-    def make(name: str, binding: str, type_: str, version: str | None, demangled: str | None = None) -> Symbol:
-        sym = new(Symbol)
-        sym.__dict__.update(name=name, demangled=demangled, binding=binding, type=type_, version=version)
-        return sym
-
-    try:
-        probe, real = make("_Z1fv", "weak", "func", "V"), Symbol("_Z1fv", None, "weak", "func", "V")  # type: ignore[arg-type]
-        if probe == real and vars(probe) == vars(real) and not hasattr(Symbol, "__slots__"):
-            return make
-    except Exception:  # noqa: BLE001
-        pass
-    return lambda name, binding, type_, version, demangled=None: Symbol(name, demangled, binding, type_, version)  # type: ignore[arg-type]
-
-
-make_symbol = _make_symbol_factory()
 
 
 def _restore_table(blob, offsets, codes, versions, vindex, underscore, unique, tails=None, hits=None, narrowed=False):

@@ -21,7 +21,7 @@ into one :class:`TogetherWheel`, which every check then treats like one wheel:
 - wheels that no platform can install together (a macOS wheel with a Linux one) are a WA503.
 
 The same distribution given twice (two versions of one project) is not an install: it raises
-:class:`NotTogether` (a :class:`~wheelaudit.wheelfile.NotAWheel`, exit 2 on the command line).
+:class:`NotTogether` (a :class:`~wheelaudit.archive.NotAWheel`, exit 2 on the command line).
 """
 
 from __future__ import annotations
@@ -38,8 +38,9 @@ from .conditions import WheelTraits
 from .findings import Finding, examples
 from .index import Interest
 from .linkage import _installed, _required_dists, resolve_wheel
-from .scan import Wheel, scan
-from .wheelfile import NotAWheel, open_wheel
+from .model.wheel import Wheel
+from .scan import scan
+from .archive import NotAWheel, open_wheel
 
 __all__ = ["scan_together", "merge_wheels", "TogetherWheel", "NotTogether"]
 
@@ -75,7 +76,7 @@ def scan_together(paths: Sequence[str | os.PathLike[str]], *, strings: Iterable[
     """Scan each wheel (``.whl`` or unpacked tree) and merge them into one install.
 
     ``strings``, ``interest`` and ``jobs`` are passed to :func:`wheelaudit.scan`. Raises
-    :class:`~wheelaudit.wheelfile.NotAWheel` for a path that is not a wheel and
+    :class:`~wheelaudit.archive.NotAWheel` for a path that is not a wheel and
     :class:`NotTogether` when the wheels cannot be one install (the same distribution twice).
     """
     if not paths:
@@ -269,7 +270,7 @@ def _digests(w: Wheel, members: Iterable[str]) -> dict[str, str]:
         with open_wheel(w.path) as src:
             for m in src.members:
                 if m.path in want:
-                    md = src.stream(m, keep_native=False)
+                    md = src.reader.read(m)
                     out[m.path] = md.digest if md.error is None else f"unreadable: {md.error}"
     except (NotAWheel, OSError) as exc:  # pragma: no cover - the wheel was just read
         for p in want:

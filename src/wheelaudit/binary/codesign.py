@@ -70,10 +70,6 @@ def _segment_of(offset: int, segments: Sequence[tuple[str, int, int]]) -> str | 
     return None
 
 
-def _overlaps_holes(data, lo: int, hi: int) -> bool:
-    return any(a < hi and lo < b for a, b in getattr(data, "holes", ()) or ())
-
-
 def verify(data, slice_offset: int, slice_size: int, sig_offset: int, sig_size: int,
            segments: Sequence[tuple[str, int, int]] = ()) -> Verdict:
     """Verify the embedded signature of the Mach-O slice ``data[slice_offset : slice_offset +
@@ -81,9 +77,8 @@ def verify(data, slice_offset: int, slice_size: int, sig_offset: int, sig_size: 
     sig_size`` (slice-relative). ``segments``: ``(name, fileoff, filesize)`` of the slice, to
     name where a bad page lies.
 
-    ``data`` must hold every byte of the slice up to the code limit: a sparse spool that left
-    some out (``data.holes``) raises :class:`wheelaudit.readers.Unspooled`, so that the
-    pipeline reads the member again whole.
+    ``data`` must hold every byte of the slice up to the code limit: a signed image is never
+    spooled sparse (:func:`wheelaudit.readers.macho.kept_ranges` keeps all of it).
     """
     if sig_size <= 0:
         return Verdict("invalid", "LC_CODE_SIGNATURE has no bytes (datasize 0)")
@@ -91,10 +86,6 @@ def verify(data, slice_offset: int, slice_size: int, sig_offset: int, sig_size: 
         return Verdict("invalid", f"the signature [{sig_offset:#x}, {sig_offset + sig_size:#x}) runs past "
                                   f"the end of the {slice_size}-byte slice")
     base = slice_offset
-    if _overlaps_holes(data, base, base + slice_size):
-        from ..readers import Unspooled
-
-        raise Unspooled("the code signature check needs every page of the slice")
     done = _releaser(data, base)
     with memoryview(data) as whole:
         view = whole[base : base + slice_size]

@@ -14,7 +14,7 @@ def add_parser(sub) -> None:
     p = sub.add_parser("check", help="audit wheels against a rules file (the release gate)",
                        description="Audit wheels against rules; exit 0 when nothing at or above --fail-on is found, "
                                    "1 when something is, 2 on a usage or input error.")
-    p.add_argument("wheels", nargs="+", metavar="WHEEL_OR_DIR", help=".whl files or unpacked / installed trees")
+    p.add_argument("wheels", nargs="+", metavar="WHEEL_OR_DIR", help=".whl files, folders of .whl files (dist/), or unpacked / installed trees")
     p.add_argument("--rules", "-r", metavar="FILE",
                    help="rules file (default: [tool.wheelaudit] in the nearest pyproject.toml, else built-in checks only)")
     add_output_options(p, formats())
@@ -46,9 +46,7 @@ def resolve_rules(rules_arg: str | None):
 
 
 def run(args: argparse.Namespace) -> int:
-    # (evaluation and rendering are imported while the scan's workers read, not before the
-    # first one starts: it starts on the largest member as soon as the rules are read; nor
-    # after the last one ends, when a core would idle meanwhile)
+    from ..archive import expand_inputs
     from ..scan import scan
 
     ruleset = resolve_rules(args.rules)
@@ -57,20 +55,13 @@ def run(args: argparse.Namespace) -> int:
     severity = split_severities(args.severity)
     strings = ruleset.strings() if ruleset is not None else []
     interest = ruleset.interest() if ruleset is not None else None
-
-    def prepare() -> None:
-        from .. import api  # noqa: F401 - (evaluate, linkage, platforms, packaging.requirements)
-        from ..render import renderer
-
-        renderer(args.format)
-
+    paths = expand_inputs(args.wheels)
     if args.together:
         from ..together import scan_together
 
-        wheels = [scan_together([Path(w) for w in args.wheels], strings=strings, interest=interest, jobs=args.jobs)]
+        wheels = [scan_together(paths, strings=strings, interest=interest, jobs=args.jobs)]
     else:
-        wheels = [scan(Path(w), strings=strings, interest=interest, jobs=args.jobs, meanwhile=prepare)
-                  for w in args.wheels]
+        wheels = [scan(p, strings=strings, interest=interest, jobs=args.jobs) for p in paths]
     from ..api import audit_wheels
     from ..render import renderer
 

@@ -14,7 +14,7 @@ from typing import TextIO
 
 def add_output_options(p: argparse.ArgumentParser, formats: list[str]) -> None:
     p.add_argument("--format", choices=formats, default="text", help="output format (default: text)")
-    p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
+    p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output ('-': standard output)")
     p.add_argument("--no-color", action="store_true", help="no colour, even on a terminal (NO_COLOR is honoured too)")
 
 
@@ -79,6 +79,8 @@ def output_stream(path: str | None, verdict: int = 0) -> Iterator[TextIO]:
     the command has reached (0 or 1); if the report cannot be written (a closed standard
     output, a broken pipe, an unwritable ``--output``) :class:`OutputFailed` carries 1 where
     the verdict was 1, else 2, and one line saying why."""
+    if path == "-":  # (the usual spelling of standard output)
+        path = None
     where = path or "standard output"
     try:
         if path:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 from typing import Any, TextIO
 
 from .common import add_jobs_option, add_output_options, output_stream
@@ -28,8 +27,8 @@ def add_parser(sub) -> None:
                                    "libraries, example symbols and a sentinel pattern for a [[component]] row. Linker "
                                    "boilerplate (_init, _edata, __bss_start, ELF version nodes, PyInit_*) is left "
                                    "out. Exit 0.")
-    p.add_argument("wheel", metavar="WHEEL_OR_DIR")
-    p.add_argument("more", nargs="*", metavar="WHEEL_OR_DIR", help="more wheels (with --together)")
+    p.add_argument("wheels", nargs="+", metavar="WHEEL_OR_DIR",
+                   help="wheels, folders of wheels or trees: each on its own, or as one install with --together")
     p.add_argument("--together", action="store_true",
                    help="the wheels as one install: duplicates across all of them, each library with its wheel")
     add_output_options(p, ["text", "json"])
@@ -146,20 +145,27 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--min-count must be 1 or more")
     if args.examples < 0:
         raise UsageError("--examples must be 0 or more")
-    if args.more and not args.together:
-        raise UsageError("several wheels: add --together to look for duplicates across them as one install")
+    from ..archive import expand_inputs
+
+    paths = expand_inputs(args.wheels)
     if args.together:
         from ..together import scan_together
 
-        wheel = scan_together([Path(args.wheel), *(Path(m) for m in args.more)], jobs=args.jobs)
+        wheels = [scan_together(paths, jobs=args.jobs)]
     else:
-        wheel = scan(Path(args.wheel), jobs=args.jobs)
-    groups = find_duplicates(wheel, min_count=args.min_count)
+        wheels = [scan(p, jobs=args.jobs) for p in paths]
     with output_stream(args.output) as out:
-        if args.format == "json":
-            json.dump(dups_dict(wheel, groups), out, indent=2)
-            out.write("\n")
-        else:
+        docs = []
+        for i, wheel in enumerate(wheels):
+            groups = find_duplicates(wheel, min_count=args.min_count)
+            if args.format == "json":
+                docs.append(dups_dict(wheel, groups))
+                continue
+            if i:
+                out.write("\n")
             render_text(wheel, groups, out, use_color(out, args.no_color), None if args.all else DEFAULT_LIMIT,
                         args.examples)
+        if docs:  # (several wheels: a list of the one-wheel documents)
+            json.dump(docs[0] if len(docs) == 1 else docs, out, indent=2)
+            out.write("\n")
     return 0

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from .common import add_jobs_option, add_output_options, output_stream
 
@@ -12,7 +11,8 @@ def add_parser(sub) -> None:
     p = sub.add_parser("inspect", help="list native binaries with their facts",
                        description="Every native binary of a wheel: format, architectures, kind, size, identity, "
                                    "dependencies (and where each resolves), rpaths, symbol counts.")
-    p.add_argument("wheel", metavar="WHEEL_OR_DIR")
+    p.add_argument("wheels", nargs="+", metavar="WHEEL_OR_DIR",
+                   help=".whl files, folders of .whl files, or unpacked / installed trees")
     add_output_options(p, ["text", "json"])
     p.add_argument("--symbols", action="store_true", help="also list exported and imported symbols")
     p.add_argument("--rules", "-r", metavar="FILE",
@@ -29,13 +29,25 @@ def run(args: argparse.Namespace) -> int:
     from ..linkage import resolution_table
     from .check import resolve_rules
 
+    from ..archive import expand_inputs
+
     ruleset = resolve_rules(args.rules)
-    wheel = scan(Path(args.wheel), jobs=args.jobs)
-    resolutions = resolution_table(wheel, ruleset.linkage if ruleset is not None else None)
+    linkage = ruleset.linkage if ruleset is not None else None
+    wheels = [scan(p, jobs=args.jobs) for p in expand_inputs(args.wheels)]
+    tables = [resolution_table(w, linkage) for w in wheels]  # (keyed by paths inside one wheel)
     with output_stream(args.output) as out:
         if args.format == "json":
-            json_render.render_inspect([wheel], out, symbols=args.symbols, resolutions=resolutions)
+            import json
+
+            doc = json_render.inspect_dict(wheels[:1], symbols=args.symbols, resolutions=tables[0])
+            for w, table in zip(wheels[1:], tables[1:]):
+                doc["wheels"] += json_render.inspect_dict([w], symbols=args.symbols, resolutions=table)["wheels"]
+            json.dump(doc, out, indent=2)
+            out.write("\n")
         else:
-            text_render.render_inspect([wheel], out, color=text_render.use_color(out, args.no_color),
-                                       symbols=args.symbols, resolutions=resolutions)
+            color = text_render.use_color(out, args.no_color)
+            for i, (w, table) in enumerate(zip(wheels, tables)):
+                if i:
+                    out.write("\n")
+                text_render.render_inspect([w], out, color=color, symbols=args.symbols, resolutions=table)
     return 0

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, TextIO
 
 from .common import add_jobs_option, add_output_options, output_stream
@@ -25,9 +25,10 @@ def add_parser(sub) -> None:
                                    "the patterns (SPEC §3 matching: demangled names, * wildcards). With --strings, "
                                    "which binaries contain the byte strings. Exit 0 when anything matched, 1 when "
                                    "nothing did, 2 on a usage error.")
-    p.add_argument("wheel", metavar="WHEEL_OR_DIR")
-    p.add_argument("patterns", nargs="+", metavar="PATTERN",
-                   help='symbol patterns ("mlx::core::*", "xnn_create_runtime_v4"), or byte strings with --strings')
+    p.add_argument("first", metavar="WHEEL_OR_DIR")
+    p.add_argument("args", nargs="+", metavar="PATTERN",
+                   help="more wheels (arguments that end in .whl or name an existing file or folder), then symbol "
+                        'patterns ("mlx::core::*", "xnn_create_runtime_v4"), or byte strings with --strings')
     p.add_argument("--strings", action="store_true", help="treat the patterns as byte strings to look for in the binaries")
     p.add_argument("--examples", type=int, default=3, metavar="N", help="example names shown per library (default: 3)")
     add_output_options(p, ["text", "json"])
@@ -242,26 +243,64 @@ def run(args: argparse.Namespace) -> int:
 
     if args.examples < 0:
         raise UsageError("--examples must be 0 or more")
+    wheel_args, args.patterns = split_wheels_and_patterns([args.first, *args.args])
+    from ..archive import expand_inputs
+
+    paths = expand_inputs(wheel_args)
     if args.strings:
         if any(not p for p in args.patterns):
             raise UsageError("an empty string matches everything; give the bytes to look for")
-        wheel = scan(Path(args.wheel), strings=[p.encode("utf-8") for p in args.patterns], jobs=args.jobs)
-        results: list[Any] = string_carriers(wheel, args.patterns)
     else:
         for p in args.patterns:
             try:
                 SymbolPattern(p)
             except GlobError as exc:
                 raise UsageError(str(exc)) from None
-        wheel = scan(Path(args.wheel), jobs=args.jobs)
-        results = symbol_owners(wheel, args.patterns)
-    verdict = 0 if any(r.matched for r in results) else 1
-    with output_stream(args.output, verdict) as out:
-        if args.format == "json":
-            json.dump(owners_dict(wheel, results, args.strings, max(args.examples, 20)), out, indent=2)
-            out.write("\n")
-        elif args.strings:
-            render_strings_text(wheel, results, out, use_color(out, args.no_color))
+    scanned = []
+    for path in paths:
+        if args.strings:
+            wheel = scan(path, strings=[p.encode("utf-8") for p in args.patterns], jobs=args.jobs)
+            results: list[Any] = string_carriers(wheel, args.patterns)
         else:
-            render_symbols_text(wheel, results, out, use_color(out, args.no_color), args.examples)
+            wheel = scan(path, jobs=args.jobs)
+            results = symbol_owners(wheel, args.patterns)
+        scanned.append((wheel, results))
+    verdict = 0 if any(r.matched for _, results in scanned for r in results) else 1
+    with output_stream(args.output, verdict) as out:
+        if args.format == "json":  # (several wheels: a list of the one-wheel documents)
+            docs = [owners_dict(w, rs, args.strings, max(args.examples, 20)) for w, rs in scanned]
+            json.dump(docs[0] if len(docs) == 1 else docs, out, indent=2)
+            out.write("\n")
+        else:
+            for i, (wheel, results) in enumerate(scanned):
+                if i:
+                    out.write("\n")
+                if args.strings:
+                    render_strings_text(wheel, results, out, use_color(out, args.no_color))
+                else:
+                    render_symbols_text(wheel, results, out, use_color(out, args.no_color), args.examples)
     return verdict
+
+
+def split_wheels_and_patterns(values: list[str]) -> tuple[list[str], list[str]]:
+    """``owners WHEEL_OR_DIR... PATTERN...``: the leading arguments that end in ``.whl`` or name
+    an existing file or folder are the wheels, the rest the patterns (a pattern never names a
+    path that exists; to look for such a name, run from another folder). Usage error when either
+    part is empty or a wheel follows a pattern."""
+    from ..cli import UsageError
+
+    def is_wheel(v: str) -> bool:
+        return v.endswith(".whl") or os.path.exists(v)
+
+    n = 0
+    while n < len(values) and is_wheel(values[n]):
+        n += 1
+    wheels, patterns = values[:n], values[n:]
+    if not wheels:
+        raise UsageError("owners: give at least one wheel (a .whl file or a folder) before the patterns")
+    if not patterns:
+        raise UsageError("owners: give at least one pattern after the wheels")
+    stray = [v for v in patterns if v.endswith(".whl")]
+    if stray:
+        raise UsageError(f"owners: {stray[0]} comes after a pattern; put every wheel before the patterns")
+    return wheels, patterns

@@ -116,6 +116,8 @@ CODES: dict[str, Code] = {
              fix="link the binary against the library that defines the symbol instead of carrying its own copy"),
         Code("WA403", "dependency-rule", "error", "a binary lacks a dependency it must have / has one it must not",
              fix="add or remove the dependency at link time (target_link_libraries, -l...), or fix the rule"),
+        Code("WA404", "metadata-rule", "error", "the wheel's metadata breaks a `[[metadata]]` rule",
+             fix="fix the build's declared requirements (Requires-Dist) for this variant, e.g. CUDA wheels only for +cuNNN builds; or fix the rule's `when`"),
         Code("WA501", "unresolved-dependency", "error",
              "a dependency resolves neither inside the wheel nor to an allowed external library",
              fix="vendor the library (auditwheel repair / delocate-wheel / delvewheel repair), or declare the distribution that provides it (`provided-by`) and require it"),

@@ -39,12 +39,6 @@ class MalformedBinary(Exception):
     """The bytes claim a native format but cannot be read as one. ``str(exc)`` is the reason."""
 
 
-class Unspooled(BaseException):  # noqa: N818 - a signal to the pipeline, not an error of the file
-    """A reader needed bytes that the pipeline left out of a sparse spool file (``data.holes``):
-    the member must be read again whole. A BaseException, so that no reader's ``except
-    Exception`` turns it into a finding."""
-
-
 def detect(head: bytes) -> Format | None:
     """Return the native format announced by the first bytes of a file, or None.
 
@@ -74,51 +68,24 @@ def find_strings(data: Buffer, needles: Sequence[bytes], start: int = 0, end: in
             return known
     if not needles:
         return frozenset()
-    if getattr(data, "holes", None):
-        raise Unspooled("the strings search needs the whole file")
     from ..strings import searcher
 
     return searcher(tuple(needles)).found(data, start, stop)
 
 
-def complement(ranges: Sequence[tuple[int, int]], size: int) -> list[tuple[int, int]]:
-    """The parts of ``[0, size)`` outside ``ranges`` (``[start, end)`` pairs), sorted: what a
-    sparse spool leaves out of what it keeps, and the other way round."""
-    out, at = [], 0
-    for lo, hi in sorted(ranges):
-        if lo > at:
-            out.append((at, min(lo, size)))
-        at = max(at, hi)
-        if at >= size:
-            break
-    if at < size:
-        out.append((at, size))
-    return [(lo, hi) for lo, hi in out if lo < hi]
-
-
-def spool_ranges(fmt: str, head: bytes, size: int) -> list[tuple[int, int]] | None:
-    """The byte ranges of a ``size``-byte file of format ``fmt`` to keep when spooling it, known
-    from its first bytes ``head``, or None for all of it. A thin Mach-O file: exactly what
-    :func:`parse` reads (its load commands say). An ELF file: a guess (its section headers, which
-    say where the symbol tables are, come last), all but the inside of a large executable
-    segment. A PE file: all but its large code sections. The ELF and PE readers check every
-    read against the holes (``data.holes``) and raise :class:`Unspooled` rather than read one."""
+def kept_ranges(fmt: str, head: bytes, size: int) -> list[tuple[int, int]] | None:
+    """The byte ranges of a ``size``-byte file of format ``fmt`` that its reader reads, when its
+    first bytes ``head`` say them exactly (a thin Mach-O file: its load commands), else None
+    (all of it). A member spooled to a temporary file keeps only these. Invariant: the reader
+    reads nothing outside them."""
     if fmt == "macho":
         from . import macho
 
-        return macho.spool_ranges(head, size)
-    if fmt == "elf":
-        from . import elf
-
-        return elf.spool_ranges(head, size)
-    if fmt == "pe":
-        from . import pe
-
-        return pe.spool_ranges(head, size)
+        return macho.kept_ranges(head, size)
     return None
 
 
-def parse(data: Buffer, fmt: Format, needles: Sequence[bytes] = (), defer_exports: bool = False) -> list[Slice]:
+def parse(data: Buffer, fmt: Format, needles: Sequence[bytes] = ()) -> list[Slice]:
     """Dispatch to the reader for ``fmt``. Raises :class:`MalformedBinary`."""
     if fmt == "elf":
         from . import elf
@@ -127,27 +94,23 @@ def parse(data: Buffer, fmt: Format, needles: Sequence[bytes] = (), defer_export
     if fmt == "macho":
         from . import macho
 
-        return macho.parse(data, needles, defer_exports)
+        return macho.parse(data, needles)
     from . import pe
 
     return pe.parse(data, needles)
 
 
-def read_binary(data: Buffer, path: str, needles: Sequence[bytes] = (), defer_exports: bool = False) -> Binary | None:
+def read_binary(data: Buffer, path: str, needles: Sequence[bytes] = ()) -> Binary | None:
     """Facts about one file, or None when it is not a native binary.
 
     Never raises for bad input: a binary that cannot be parsed comes back with ``error`` set.
-    ``defer_exports``: a thin Mach-O file's export trie is left unread (exports empty), for
-    :func:`wheelaudit.readers.macho.exports_of` to read elsewhere.
     """
     fmt = detect(bytes(data[:MAGIC_SIZE]))
     if fmt is None:
         return None
     binary = Binary(path=path, format=fmt, size=len(data))
     try:
-        binary.slices = parse(data, fmt, needles, defer_exports)
-    except Unspooled:
-        raise
+        binary.slices = parse(data, fmt, needles)
     except MalformedBinary as exc:
         binary.error = str(exc) or "malformed"
     except (ValueError, IndexError, KeyError, OverflowError, UnicodeDecodeError, MemoryError) as exc:

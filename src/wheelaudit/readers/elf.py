@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from itertools import repeat
 
 from .. import symbols as _symbols
-from ..facts import Dependency, Kind, Rpath, Slice, Symbol
-from . import Buffer, MalformedBinary, Unspooled, complement, find_strings
+from ..facts import Dependency, Kind, Rpath, Slice, Symbol, make_symbol
+from . import Buffer, MalformedBinary, find_strings
 from . import _columns as _C
 
 #: the most symbol-table entries we read from one table
@@ -94,35 +94,6 @@ EM_X86_64, EM_AARCH64, EM_RISCV, EM_LOONGARCH = 62, 183, 243, 258
 _ODD = bytes(i & 1 for i in range(256))  # translate table: byte -> its low bit
 
 
-def _symbol_factory():
-    """A constructor for :class:`Symbol` that skips the frozen dataclass ``__init__``.
-
-    A frozen dataclass sets each field through ``object.__setattr__``; for the tens of
-    thousands of exports of a big library that is a third of the reading time. Setting the
-    instance ``__dict__`` at once gives an equal object. Checked once at import; if the model
-    ever changes (slots, validation, more fields), the real constructor is used instead.
-    """
-    new, set_ = object.__new__, object.__setattr__
-
-    def make(name: str, demangled: str, binding: str, type_: str, version: str | None) -> Symbol:
-        sym = new(Symbol)
-        set_(sym, "__dict__", {"name": name, "demangled": demangled, "binding": binding,
-                               "type": type_, "version": version})
-        return sym
-
-    try:
-        probe = ("_Z1fv", "f()", "weak", "func", "V_1")
-        real, fast = Symbol(*probe), make(*probe)
-        if (fast == real and vars(fast) == vars(real) and hash(fast) == hash(real)
-                and type(Symbol.__init__).__name__ == "function"
-                and list(Symbol.__dataclass_fields__) == ["name", "demangled", "binding", "type", "version"]):
-            return make
-    except Exception:  # noqa: BLE001 - any surprise: use the real constructor
-        pass
-    return Symbol
-
-
-_make_symbol = _symbol_factory()
 
 # the fast paths' byte tables (see _Reader.fast_dynsym / fast_symtab)
 _EXPORT_INFO_OK = _C.table(lambda i: _EXPORT_BINDINGS.get(i >> 4) is not None and (i & 0xF) not in (STT_SECTION, STT_FILE))
@@ -164,50 +135,8 @@ def _arch(machine: int, is64: bool, little: bool) -> str:
     return f"em_{machine}"
 
 
-#: a spooled executable segment keeps at least its first this many bytes (spool_ranges)
-SPOOL_KEEP_PREFIX = 32 << 20
-#: and only a hole at least this large is worth leaving
-SPOOL_MIN_HOLE = 16 << 20
-
-
-def spool_ranges(head: bytes, size: int) -> list[tuple[int, int]] | None:
-    """What to keep of a ``size``-byte ELF file when spooling it, from its first bytes ``head``:
-    all but the inside of each large executable ``PT_LOAD`` segment past its first
-    ``max(SPOOL_KEEP_PREFIX, an eighth)`` (machine code; the dynamic symbol tables that gold puts
-    at the start of that segment are kept), or None to keep everything. A guess: where the
-    symbol tables are is said by the section headers, which come last; the reader checks each
-    read against what was left out and raises :class:`~wheelaudit.readers.Unspooled` rather
-    than read a hole (then the member is read again whole). ``libtorch_cpu.so``: 299 MB of
-    434 MB left out, none of it read."""
-    if len(head) < 64 or head[:4] != b"\x7fELF" or head[4] not in (1, 2) or head[5] not in (1, 2):
-        return None
-    is64, e = head[4] == 2, "<" if head[5] == 1 else ">"
-    if is64:
-        phoff, = struct.unpack_from(e + "Q", head, 32)
-        phentsize, phnum = struct.unpack_from(e + "HH", head, 54)
-    else:
-        phoff, = struct.unpack_from(e + "I", head, 28)
-        phentsize, phnum = struct.unpack_from(e + "HH", head, 42)
-    if not phnum or phnum == 0xFFFF or phentsize < (56 if is64 else 32) or phoff + phnum * phentsize > len(head):
-        return None
-    holes = []
-    for k in range(phnum):
-        at = phoff + k * phentsize
-        if is64:
-            ptype, flags, off, _va, _pa, filesz = struct.unpack_from(e + "IIQQQQ", head, at)
-        else:
-            ptype, off, _va, _pa, filesz, _ms, flags = struct.unpack_from(e + "IIIIIII", head, at)
-        if ptype == PT_LOAD and flags & 1:  # PF_X
-            # (never inside ``head``: the ELF header and the program headers are always kept)
-            lo, hi = max(off + max(SPOOL_KEEP_PREFIX, filesz // 8), len(head)), min(off + filesz, size)
-            if hi - lo >= SPOOL_MIN_HOLE:
-                holes.append((lo, hi))
-    return complement(holes, size) if holes else None
-
-
 def parse(data: Buffer, needles: Sequence[bytes] = ()) -> list[Slice]:
-    """Facts of one ELF file (always one slice). Raises :class:`MalformedBinary`, or
-    :class:`~wheelaudit.readers.Unspooled` when it needs bytes of ``data.holes``."""
+    """Facts of one ELF file (always one slice). Raises :class:`MalformedBinary`."""
     return [_Reader(data).read(needles)]
 
 
@@ -216,7 +145,6 @@ class _Reader:
         self.data = data
         self.size = len(data)
         self.notes: list[str] = []
-        self.holes: Sequence[tuple[int, int]] = getattr(data, "holes", ())  # left out of a sparse spool
 
     # ---- bounds-checked access ------------------------------------------------------------
     def need(self, off: int, length: int, what: str) -> None:
@@ -225,9 +153,6 @@ class _Reader:
                 f"truncated: {what} at 0x{off:x} + {length} bytes is past the end of the "
                 f"{self.size}-byte file"
             )
-        for lo, hi in self.holes:  # (every read passes here: none may fall in a hole)
-            if off < hi and lo < off + length:
-                raise Unspooled(f"{what} at 0x{off:x} + {length} bytes was not spooled")
 
     def unpack(self, fmt: str, off: int, what: str) -> tuple:
         self.need(off, struct.calcsize(fmt), what)
@@ -712,7 +637,7 @@ class _Reader:
         nul = "\0" if is_text else b"\0"
         find = text.find
         demangle = _symbols.demangle
-        make = _make_symbol
+        make = make_symbol
         classes = _EXPORT_CLASS
         rows = struct.iter_unpack(fmt, raw)
         next(rows, None)  # the null symbol
@@ -743,7 +668,7 @@ class _Reader:
                     f"dynamic symbol {i} ({name}) has version index {versym[i] & 0x7FFF}, which no "
                     "version definition or requirement declares"
                 )
-            exports.append(make(name, demangle(name) if name[:2] == "_Z" else name, cls[0], cls[1], version))
+            exports.append(make(name, cls[0], cls[1], version, demangle(name) if name[:2] == "_Z" else name))
         return exports, imports
 
     def read_symtab(self) -> list[Symbol] | None:
@@ -769,7 +694,7 @@ class _Reader:
         nul = "\0" if is_text else b"\0"
         find = text.find
         demangle = _symbols.demangle
-        make = _make_symbol
+        make = make_symbol
         classes = _LOCAL_CLASS
         out: list[Symbol] = []
         seen: set[tuple[str, str]] = set()
@@ -791,7 +716,7 @@ class _Reader:
             if key in seen:  # e.g. two `static` helpers of one name in different objects
                 continue
             seen.add(key)
-            out.append(make(name, demangle(name) if name[:2] == "_Z" else name, "local", stype, None))
+            out.append(make(name, "local", stype, None, demangle(name) if name[:2] == "_Z" else name))
         return out
 
     # ---- the same, a column at a time (readers._columns) ----------------------------------

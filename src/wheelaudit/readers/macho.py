@@ -36,7 +36,7 @@ from collections.abc import Callable, Sequence
 from itertools import accumulate, repeat
 
 from .. import symbols as _symbols
-from ..facts import Dependency, Kind, Rpath, Slice, Symbol
+from ..facts import Dependency, Kind, Rpath, Slice, Symbol, make_symbol
 from ..symbols import demangle
 from . import Buffer, MalformedBinary, find_strings
 from . import _columns as _C
@@ -256,39 +256,6 @@ def _uleb(buf: bytes, pos: int, end: int, what: str) -> tuple[int, int]:
             raise MalformedBinary(f"{what}: overlong ULEB128 (more than 10 bytes) at offset {pos - 10}")
 
 
-def _symbol_maker():
-    """``Symbol(name, demangled, binding, type)``, built without the frozen dataclass ``__init__``.
-
-    That ``__init__`` makes five ``object.__setattr__`` calls (~3 us a symbol, a second per 300k
-    symbols); filling the instance ``__dict__`` directly gives the same object at about a third of
-    the cost. Used only if it provably builds an identical ``Symbol`` (no slots, same fields, equal,
-    same hash), else the regular constructor is.
-    """
-    new = object.__new__
-
-    def make(name: str, demangled: str, binding: str, sym_type: str) -> Symbol:
-        sym = new(Symbol)
-        d = sym.__dict__
-        d["name"] = name
-        d["demangled"] = demangled
-        d["binding"] = binding
-        d["type"] = sym_type
-        d["version"] = None
-        return sym
-
-    try:
-        names = {f.name for f in dataclasses.fields(Symbol)}
-        probe, regular = make("_Z1fv", "f()", "weak", "func"), Symbol("_Z1fv", "f()", "weak", "func")
-        if (names == {"name", "demangled", "binding", "type", "version"} and "__slots__" not in vars(Symbol)
-                and not hasattr(Symbol, "__post_init__") and probe == regular and hash(probe) == hash(regular)
-                and repr(probe) == repr(regular)):
-            return make
-    except Exception:  # noqa: BLE001 - any surprise: use the regular constructor
-        pass
-    return Symbol
-
-
-_make_symbol = _symbol_maker()
 
 # the fast path's byte tables (_Image.fast_symtab, read_trie)
 _LOCAL_TYPE = _C.table(lambda t: not t & N_STAB and (t & N_TYPE) in (N_SECT, N_ABS)
@@ -364,16 +331,15 @@ def _tables(head: bytes) -> tuple[int, list[tuple[int, int]], tuple[int, int] | 
     return lc_end, ranges, exports_trie or info_trie
 
 
-def spool_ranges(head: bytes, size: int) -> list[tuple[int, int]] | None:
-    """The bytes :func:`parse` reads of a thin Mach-O file of ``size`` bytes, known from its first
-    bytes ``head``: the header and load commands, the symbol table, the string table and the
-    export trie, as sorted ``[start, end)`` ranges; None (all of it) for a universal binary, load
-    commands that run past ``head``, or anything odd. (``strings`` are searched while the file
-    streams by, not read here.) The pipeline writes only these ranges of a large member to its
-    spool file: of libtorch_cpu.dylib's 386 MB, the 66 MB of ``__LINKEDIT`` the reader needs.
+def kept_ranges(head: bytes, size: int) -> list[tuple[int, int]] | None:
+    """The bytes :func:`parse` reads of a thin Mach-O file of ``size`` bytes, known exactly from
+    its first bytes ``head``: the header and load commands, the symbol table, the string table
+    and the export trie, as sorted ``[start, end)`` ranges; None (all of it) for a universal
+    binary, load commands that run past ``head``, or anything odd. (``strings`` are not read
+    here: they are searched while the file streams by.)
 
-    Whatever :meth:`_Image.parse` comes to read must be listed here; the tests read every
-    fixture with all else zeroed."""
+    Invariant: whatever :meth:`_Image.parse` reads is listed here (the tests read every fixture
+    with all else zeroed and get the same facts)."""
     found = _tables(head)
     if found is None or found[0] > size or _signed(head):
         return None  # (a signed image: verifying its signature hashes every page, see _signed)
@@ -410,36 +376,15 @@ def _signed(head: bytes) -> bool:
     return False
 
 
-def trie_size(head: bytes) -> int:
-    """The size of the export trie of a thin image (from its first bytes ``head``), 0 when it has
-    none or cannot say: what reading its exports will cost (libtorch_cpu.dylib: 2.2 MB, 0.25 s)."""
-    found = _tables(head)
-    return found[2][1] if found is not None and found[2] is not None else 0
-
-
-def exports_of(data: Buffer) -> tuple[Sequence[Symbol], list[str]] | None:
-    """A thin image's exports as its export trie lists them, and the notes reading them made:
-    what :func:`parse` puts in the slice (so another process can read them while this one reads
-    the rest: ``parse(..., defer_exports=True)``). None when the image has no trie (its symbol
-    table lists the exports) or is universal. Raises :class:`MalformedBinary` as :func:`parse`."""
-    if bytes(data[:4]) not in _THIN_MAGICS:
-        return None
-    image = _Image(data, 0, len(data), "", _Demangler())
-    s = image.parse((), with_symtab=False, with_signature=False)
-    return (s.exports, image.trie_notes) if image.has_trie else None
-
-
-def parse(data: Buffer, needles: Sequence[bytes] = (), defer_exports: bool = False) -> list[Slice]:
-    """Facts of each architecture of a Mach-O file, in file (fat header) order. With
-    ``defer_exports``, a thin image's export trie is not read: its slice's exports are left
-    empty, for :func:`exports_of` (read elsewhere) to fill."""
+def parse(data: Buffer, needles: Sequence[bytes] = ()) -> list[Slice]:
+    """Facts of each architecture of a Mach-O file, in file (fat header) order."""
     size = len(data)
     if size < 4:
         raise MalformedBinary(f"truncated Mach-O file ({size} bytes)")
     magic = bytes(data[:4])
     if magic in _FAT_MAGIC_BYTES:
         return _parse_fat(data, size, magic == _FAT_MAGIC_BYTES[1], needles, _Demangler())
-    return [_Image(data, 0, size, "", _Demangler()).parse(needles, with_trie=not defer_exports)]
+    return [_Image(data, 0, size, "", _Demangler()).parse(needles)]
 
 
 def _parse_fat(data: Buffer, size: int, is64: bool, needles: Sequence[bytes],
@@ -504,8 +449,6 @@ class _Image:
         self.base = base
         self.size = size
         self.where = where  # prefix of error messages ("fat slice 1 (x86_64): ")
-        self.has_trie = False  # (parse) the image has an export trie
-        self.trie_notes: list[str] = []  # (parse) what reading it noted
 
     def bad(self, reason: str) -> MalformedBinary:
         return MalformedBinary(self.where + reason)
@@ -516,11 +459,8 @@ class _Image:
                 f"{what} [{off}, {off + length}) runs past the end of the image ({self.size} bytes)")
 
     # ---- the header and load commands --------------------------------------------------------
-    def parse(self, needles: Sequence[bytes], *, with_trie: bool = True, with_symtab: bool = True,
-              with_signature: bool = True) -> Slice:
-        """The slice's facts; without ``with_trie`` the export trie is not read (exports left
-        empty), without ``with_symtab`` the symbol table is not (no locals, no imports; see
-        :func:`exports_of`), without ``with_signature`` the code signature is not verified
+    def parse(self, needles: Sequence[bytes], *, with_signature: bool = True) -> Slice:
+        """The slice's facts; without ``with_signature`` the code signature is not verified
         (``signature`` left None)."""
         data, base, size = self.data, self.base, self.size
         if size < 4:
@@ -666,12 +606,9 @@ class _Image:
         self.sections = sections
         self.image_base = image_base or 0
         where = exports_trie if exports_trie is not None else info_trie
-        self.has_trie = where is not None
-        fallback_exports = self.read_symtab(symtab, s, collect_exports=where is None) if with_symtab else []
+        fallback_exports = self.read_symtab(symtab, s, collect_exports=where is None)
         if where is not None:
-            if with_trie:
-                s.exports = self.read_trie(where[0], where[1], self.trie_notes)
-                s.notes.extend(self.trie_notes)
+            s.exports = self.read_trie(where[0], where[1], s.notes)
         else:
             s.exports = fallback_exports
         s.stripped = not s.locals
@@ -799,16 +736,16 @@ class _Image:
         if collect_exports and indirect:
             s.notes.append(f"{indirect} indirect (N_INDR) symbol(s) not listed as exports")
         s.imports = imports
-        dm, make = self.demangle, _make_symbol
+        dm, make = self.demangle, make_symbol
         local_syms = []
         for raw, sym_type in local_raw:
             name = _undecorate(raw)
-            local_syms.append(make(name, dm(name), "local", sym_type))
+            local_syms.append(make(name, "local", sym_type, None, dm(name)))
         s.locals = local_syms
         exports = []
         for raw, sym_type, weak in defined:
             name = _undecorate(raw)
-            exports.append(make(name, dm(name), "weak" if weak else "global", sym_type))
+            exports.append(make(name, "weak" if weak else "global", sym_type, None, dm(name)))
         return exports
 
     def fast_symtab(self, table: bytes, entsize: int, nsyms: int, str_start: int, str_end: int,

@@ -50,10 +50,10 @@ from bisect import bisect_right
 from collections.abc import Sequence
 
 from ..facts import Dependency, Slice, Symbol
-from ..symbols import make_symbol
-from . import Buffer, MalformedBinary, Unspooled, complement, find_strings
+from ..facts import make_symbol
+from . import Buffer, MalformedBinary, find_strings
 
-__all__ = ["parse", "spool_ranges", "MACHINES"]
+__all__ = ["parse", "MACHINES"]
 
 MACHINES = {
     0x14C: "x86",
@@ -91,8 +91,6 @@ MAX_NAME = 1 << 16  # longest name read (MSVC truncates decorated names far belo
 #: bound on the bytes a hostile image can make the reader scan by pointing many entries into
 #: one long run of non-NUL bytes
 MAX_NAME_BYTES = 64 << 20
-#: a code section smaller than this is spooled anyway (a hole saves nothing worth a second read)
-SPOOL_MIN_HOLE = 16 << 20
 
 
 class _Image:
@@ -101,18 +99,11 @@ class _Image:
     def __init__(self, data: Buffer, sections: list[tuple[int, int, int, int, int]], size_of_headers: int):
         self.data = data
         self.size = len(data)
-        self.holes: Sequence[tuple[int, int]] = getattr(data, "holes", ())  # left out of a sparse spool
         self.headers = min(size_of_headers, self.size)
         self.name_budget = MAX_NAME_BYTES
         # (va, end of the file-backed part in RVA terms, raw pointer, characteristics), by va
         self.sections = sorted((va, va + min(vsize or rsize, rsize), raw, ch) for va, vsize, raw, rsize, ch in sections)
         self.starts = [s[0] for s in self.sections]
-
-    def check(self, off: int, end: int, what: str) -> None:
-        """``[off, end)`` holds bytes of the file, not a hole of a sparse spool."""
-        for lo, hi in self.holes:  # (every read of a table passes here)
-            if off < hi and lo < end:
-                raise Unspooled(f"{what} at 0x{off:x} + {end - off} bytes was not spooled")
 
     def section(self, rva: int):
         i = bisect_right(self.starts, rva) - 1
@@ -129,12 +120,8 @@ class _Image:
             va, end, raw, _ = sec
             off = raw + (rva - va)
             if rva + length <= end and off + length <= self.size:
-                if self.holes:
-                    self.check(off, off + length, what)
                 return off
         elif 0 <= rva and rva + length <= self.headers:
-            if self.holes:
-                self.check(rva, rva + length, what)
             return rva
         raise MalformedBinary(f"{what} (RVA 0x{rva:x}, {length} bytes) is outside the file's sections")
 
@@ -151,8 +138,6 @@ class _Image:
         nul = self.data.find(b"\0", off, min(stop, off + MAX_NAME))
         if nul < 0:
             raise MalformedBinary(f"{what} at RVA 0x{rva:x} has no terminating NUL within its section")
-        if self.holes:
-            self.check(off, nul + 1, what)
         self.spend(nul - off)
         return bytes(self.data[off:nul]).decode("utf-8", "backslashreplace")
 
@@ -164,46 +149,6 @@ class _Image:
     def executable(self, rva: int) -> bool:
         sec = self.section(rva)
         return sec is not None and bool(sec[3] & (IMAGE_SCN_CNT_CODE | IMAGE_SCN_MEM_EXECUTE))
-
-
-def spool_ranges(head: bytes, size: int) -> list[tuple[int, int]] | None:
-    """What to keep of a ``size``-byte PE file when spooling it, from its first bytes ``head``:
-    all but the sections of machine code (``IMAGE_SCN_CNT_CODE``/``MEM_EXECUTE``) that hold none
-    of the directories the reader reads; None (keep everything) when the headers and the
-    section table are not all in ``head`` or anything is odd. The reader checks every read
-    against what was left out and raises :class:`~wheelaudit.readers.Unspooled` rather than read
-    a hole (then the member is read again whole): a lookup table or name in a code section,
-    which no linker we know writes, costs a second read, never a wrong fact."""
-    try:
-        (e_lfanew,) = struct.unpack_from("<I", head, 0x3C)
-        if head[:2] != b"MZ" or head[e_lfanew:e_lfanew + 4] != b"PE\0\0":
-            return None
-        nsec, opt_size = struct.unpack_from("<H", head, e_lfanew + 6)[0], struct.unpack_from("<H", head, e_lfanew + 20)[0]
-        opt = e_lfanew + 24
-        (magic,) = struct.unpack_from("<H", head, opt)
-        dirs_at = {PE32_MAGIC: 96, PE32_PLUS_MAGIC: 112}.get(magic)
-        sec_at = opt + opt_size
-        if dirs_at is None or opt_size < dirs_at or sec_at + 40 * nsec > len(head):
-            return None
-        (ndirs,) = struct.unpack_from("<I", head, opt + dirs_at - 4)
-        ndirs = min(ndirs, 16, (opt_size - dirs_at) // 8)
-        wanted = [struct.unpack_from("<II", head, opt + dirs_at + 8 * i) for i in range(ndirs)
-                  if i in (DIR_EXPORT, DIR_IMPORT, DIR_RESOURCE, DIR_DEBUG, DIR_DELAY_IMPORT)]
-    except struct.error:
-        return None
-    holes = []
-    for i in range(nsec):
-        vsize, va, rsize, raw = struct.unpack_from("<IIII", head, sec_at + 40 * i + 8)
-        (ch,) = struct.unpack_from("<I", head, sec_at + 40 * i + 36)
-        if not ch & (IMAGE_SCN_CNT_CODE | IMAGE_SCN_MEM_EXECUTE):
-            continue
-        span = vsize or rsize
-        if any(rva < va + span and va < rva + max(length, 1) for rva, length in wanted if rva):
-            continue
-        lo, hi = max(raw, len(head)), min(raw + rsize, size)
-        if hi - lo >= SPOOL_MIN_HOLE:
-            holes.append((lo, hi))
-    return complement(holes, size) if holes else None
 
 
 def _u32_array(data: Buffer, off: int, count: int) -> array:
@@ -379,8 +324,6 @@ def _names_in_one_section(img: _Image, ptrs: array) -> tuple[bytes, int] | None:
     va, end, raw, _ = sec
     start = raw + (first - va)
     stop = min(raw + (end - va), img.size, raw + (last - va) + MAX_NAME)
-    if img.holes:
-        img.check(start, stop, "export names")
     return bytes(img.data[start:stop]), first
 
 
@@ -400,8 +343,6 @@ def _thunks(img: _Image, rva: int, plus: bool, budget: list[int], what: str) -> 
         (entry,) = struct.unpack_from(fmt, data, start + i * width)
         if not entry:
             budget[0] -= i
-            if img.holes:
-                img.check(start, start + (i + 1) * width, what)
             return out
         if entry & ordinal_flag:
             out.append(f"#{entry & 0xFFFF}")
@@ -458,8 +399,6 @@ def _codeview_path(img: _Image, directory: tuple[int, int]) -> str | None:
             continue
         if ptr + dsize > img.size:
             raise MalformedBinary(f"CodeView record ({dsize} bytes at 0x{ptr:x}) is past the end of the file")
-        if img.holes:
-            img.check(ptr, ptr + dsize, "CodeView record")
         sig = bytes(data[ptr:ptr + 4])
         head = 24 if sig == b"RSDS" else 16 if sig == b"NB10" else None
         if head is None or dsize <= head:

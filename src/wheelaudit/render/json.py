@@ -8,7 +8,7 @@ from typing import Any, TextIO
 from .. import __version__
 from ..facts import Binary, Slice
 from ..report import SCHEMA_VERSION, Report
-from ..scan import Wheel
+from ..model.wheel import Wheel
 
 
 def render_report(report: Report, out: TextIO, color: bool = False) -> None:

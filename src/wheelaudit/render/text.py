@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import os
-import sys
 from typing import TextIO
 
 from ..findings import CODES, Finding
 from ..report import Report
-from ..scan import Wheel
+from ..model.wheel import Wheel
 
 RESET = "\033[0m"
 STYLES = {"error": "\033[31m", "warning": "\033[33m", "ok": "\033[32m", "dim": "\033[2m", "bold": "\033[1m"}
@@ -242,5 +241,3 @@ def _highest_versions(versions: list[str]) -> str:
     return ", ".join(v for _, v in sorted(best.values(), key=lambda x: x[1])) or ", ".join(versions)
 
 
-def stderr_color() -> bool:
-    return use_color(sys.stderr)

@@ -1,0 +1,7 @@
+"""What opening a wheel can refuse."""
+
+from __future__ import annotations
+
+
+class NotAWheel(Exception):
+    """The path is not a wheel (or cannot be read as one): a usage error, exit 2."""

@@ -1,0 +1,72 @@
+"""A wheel's identity: name, version and tags (file name, WHEEL), and METADATA's Requires-Dist."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable
+
+from ..findings import Finding
+
+if TYPE_CHECKING:
+    from packaging.tags import Tag
+
+
+@dataclass
+class WheelInfo:
+    path: Path
+    name: str
+    version: str
+    tags: list[Tag]
+    requires_dist: list[str] = field(default_factory=list)
+    problems: list[Finding] = field(default_factory=list)  # WA002 found while opening
+
+
+def wheel_info(path: Path, dist_info: str | None, read_text: Callable[[str], tuple[str | None, str | None]],
+               problems: list[Finding]) -> WheelInfo:
+    """``read_text(member) -> (text or None when absent, why it cannot be read or None)``."""
+    import email.parser
+
+    from packaging.metadata import Metadata
+    from packaging.tags import parse_tag
+    from packaging.utils import InvalidWheelFilename, parse_wheel_filename
+
+    name = version = ""
+    tags: list[Tag] = []
+    requires: list[str] = []
+    if path.suffix == ".whl":
+        try:
+            n, v, _build, tagset = parse_wheel_filename(path.name)
+            name, version, tags = str(n), str(v), sorted(tagset, key=str)
+        except InvalidWheelFilename:
+            pass
+    if dist_info:
+        where = f"{dist_info}/WHEEL"
+        wheel_text, why = read_text(where)
+        if why:
+            problems.append(Finding("WA002", f"{where} cannot be read ({why})", subject=where, paths=[where]))
+        if wheel_text:
+            msg = email.parser.Parser().parsestr(wheel_text)
+            from_file: set[Tag] = set()
+            for t in msg.get_all("Tag") or []:
+                try:
+                    from_file |= set(parse_tag(t.strip()))
+                except ValueError:
+                    problems.append(Finding("WA002", f"WHEEL has an invalid Tag line {t!r}", subject=where, paths=[where]))
+            if not tags:
+                tags = sorted(from_file, key=str)
+        where = f"{dist_info}/METADATA"
+        meta_text, why = read_text(where)
+        if why:
+            problems.append(Finding("WA002", f"{where} cannot be read ({why})", subject=where, paths=[where]))
+        if meta_text:
+            try:
+                meta = Metadata.from_email(meta_text, validate=False)
+                name = name or str(meta.name or "")
+                version = version or str(meta.version or "")
+                requires = [str(r) for r in (meta.requires_dist or [])]
+            except Exception:  # noqa: BLE001 - packaging raises ExceptionGroup and others
+                problems.append(Finding("WA002", "METADATA cannot be parsed", subject=where, paths=[where]))
+    if not name:
+        name = path.name.split("-")[0] if path.suffix == ".whl" else path.name
+    return WheelInfo(path=path, name=name, version=version, tags=tags, requires_dist=requires, problems=problems)

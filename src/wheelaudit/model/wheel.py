@@ -1,0 +1,76 @@
+"""The scanned wheel: what rules are evaluated over and what ``inspect``, ``owners``, ``dups`` and
+``diff`` show."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..conditions import WheelTraits
+from ..facts import Binary
+from ..findings import Finding
+from ..index import Interest
+
+if TYPE_CHECKING:
+    from ..surface import Surface
+
+
+@dataclass
+class Wheel:
+    """A scanned wheel: its identity, its files and the facts of every native binary."""
+
+    path: Path
+    name: str
+    version: str
+    tags: list[str]
+    traits: WheelTraits
+    files: list[str]
+    libraries: list[Binary]
+    requires_dist: list[str] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)  # WA001 / WA002 found while scanning
+    strings: tuple[bytes, ...] = ()  # the byte strings searched for
+    #: the interest the local symbols were narrowed to (None: every symbol kept)
+    interest: Interest | None = None
+    #: wheels audited together (wheelaudit.together): path inside the tree -> the wheel file it
+    #: came from; empty for a single wheel
+    origins: dict[str, str] = field(default_factory=dict)
+    #: folders the wheel's packages add to the Windows DLL search when imported
+    #: (:mod:`wheelaudit.dll_directories`); read only for a wheel that ships PE binaries
+    dll_directories: list[str] = field(default_factory=list)
+    #: the C++ consumer surface (CMake / pkg-config files, wheelaudit.surface); None when the wheel
+    #: ships none of those files
+    surface: Surface | None = None
+
+    def library(self, path: str) -> Binary:
+        """The binary at ``path`` inside the wheel (exact path, or a unique file name)."""
+        for b in self.libraries:
+            if b.path == path:
+                return b
+        named = [b for b in self.libraries if b.name == path]
+        if len(named) == 1:
+            return named[0]
+        raise KeyError(f"{path}: no such native binary in {self.path.name}"
+                       + (f" (ambiguous: {', '.join(b.path for b in named)})" if named else ""))
+
+    def owners(self, pattern: str, *, strong_only: bool = False) -> list[str]:
+        """Paths of the libraries that define a symbol matching ``pattern`` (SPEC §3 matching)."""
+        from ..globs import SymbolPattern
+        from ..index import SymbolIndex
+
+        pat = SymbolPattern(pattern)
+        return sorted(b.path for b in self.libraries
+                      if any(SymbolIndex(sl.exports).any(pat, strong_only=strong_only) for sl in b.slices))
+
+    def importers(self, pattern: str) -> list[str]:
+        """Paths of the libraries that import (reference, undefined) a symbol matching ``pattern``."""
+        from ..globs import SymbolPattern
+        from ..index import NameIndex
+
+        pat = SymbolPattern(pattern)
+        return sorted(b.path for b in self.libraries if NameIndex(n for sl in b.slices for n in sl.imports).any(pat))
+
+    @property
+    def platform_tags(self) -> list[str]:
+        """The platform parts of the wheel's tags (``macosx_14_0_arm64``)."""
+        return sorted({t.split("-")[-1] for t in self.tags})

@@ -1,0 +1,120 @@
+"""Scanning a wheel: every member read once (hashed against RECORD), every native binary read
+into facts, in worker processes (``jobs``) or in this one. ``scan(path) -> Wheel``."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+from ..archive import MemberData, MemberReader, open_wheel
+from ..conditions import traits_from_tags
+from ..facts import Binary
+from ..findings import Finding
+from ..index import Interest
+from ..model.wheel import Wheel
+from .plan import plan
+from .pool import Outcome, Pool, ScanFailed, can_fork, default_jobs
+from ..settings import flag
+from .read import binary_timeout, read_member
+
+__all__ = ["scan", "Wheel", "ScanFailed", "binary_timeout", "default_jobs", "PARALLEL_MIN_BYTES", "FORCE_WORKERS_ENV"]
+
+#: with the default ``jobs``, wheels inflating to less than this are read in-process (starting
+#: worker processes costs more than it saves)
+PARALLEL_MIN_BYTES = 32 << 20
+#: set to 1 to read every wheel with worker processes under the default ``jobs`` (a small wheel
+#: too); ``--jobs N`` with N > 1 always does
+FORCE_WORKERS_ENV = "WHEELAUDIT_FORCE_WORKERS"
+
+
+def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interest: Interest | None = None,
+         jobs: int | None = None, timeout: float | None = None, progress: bool | None = None) -> Wheel:
+    """Scan a ``.whl`` or an unpacked/installed tree.
+
+    ``strings`` are byte strings to look for in every binary (the `strings` evidence of the
+    rules). ``interest`` (:meth:`Ruleset.interest() <wheelaudit.ruleset.Ruleset.interest>`): each
+    binary's local symbols are narrowed to those the rules can look at (the result answers those
+    rules only; default: every symbol kept). ``jobs`` worker processes read the members (default:
+    one per core, and in-process for a small wheel; 1: in-process; where ``os.fork`` is missing,
+    always in-process). ``timeout`` bounds the reading of one binary, in seconds (default:
+    $WHEELAUDIT_BINARY_TIMEOUT, else 120); a binary that takes longer is reported as WA001.
+    ``progress``: a bar on standard error (default: when it is a terminal).
+
+    Raises :class:`wheelaudit.archive.NotAWheel` when ``path`` is not a wheel and
+    :class:`ScanFailed` when a worker process dies; every other problem (an unreadable binary,
+    a RECORD mismatch) becomes a finding.
+    """
+    from ..progress import Progress
+
+    needles: tuple[bytes, ...] = tuple(dict.fromkeys(s for s in strings if s))
+    bound = binary_timeout(timeout)
+    p = Path(path)
+    with open_wheel(p) as source:
+        members = source.members
+        total = sum(m.size for m in members)
+        if jobs is None:
+            force = flag(FORCE_WORKERS_ENV, False)
+            njobs = default_jobs() if force or total >= PARALLEL_MIN_BYTES else 1
+        else:
+            njobs = max(1, jobs)
+        bar = Progress(total, f"scanning {p.name}", enabled=progress)
+        with bar:
+            if njobs > 1 and len(members) > 1 and can_fork():
+                with Pool(source, needles, interest, bound, njobs, bar.advance) as pool:
+                    pool.start(plan(members))
+                    info = source.info  # (WHEEL, METADATA and RECORD read while the workers read)
+                    record = source.record_checker()
+                    outcome = pool.run()
+            else:
+                info = source.info
+                record = source.record_checker()
+                outcome = _read_inline(source.reader, members, needles, interest, bound, bar.advance)
+        libraries: list[Binary] = []
+        for i, m in enumerate(members):
+            read, binary = outcome[i]
+            record.check(MemberData(m, read.format, None, read.digest, read.size, read.error))
+            if binary is not None:
+                libraries.append(binary)
+        findings = list(info.problems) + record.finish()
+        files = source.files()
+        def text_of(member: str) -> str | None:
+            return source.read_text(member)[0]
+
+        surface = None
+        if any(f.endswith((".cmake", ".pc")) for f in files):  # (the C++ consumer surface: issue #24)
+            from ..surface import read_surface
+
+            oses = traits_from_tags(info.tags, info.version, name=info.name).os
+            surface = read_surface(files, text_of, platform=next(iter(oses)) if len(oses) == 1 else None)
+        dll_dirs: list[str] = []
+        if any(b.format == "pe" for b in libraries):  # (folders added to the DLL search at import time)
+            from ..dll_directories import dll_directories
+
+            dll_dirs = dll_directories(files, text_of)
+    for b in libraries:
+        if b.error:
+            findings.append(Finding("WA001", f"{b.path}: {b.error}", subject=b.path, paths=[b.path]))
+    return Wheel(
+        path=p,
+        name=info.name,
+        version=info.version,
+        tags=[str(t) for t in info.tags],
+        traits=traits_from_tags(info.tags, info.version, name=info.name),
+        files=files,
+        libraries=sorted(libraries, key=lambda b: b.path),
+        requires_dist=info.requires_dist,
+        findings=findings,
+        strings=needles,
+        interest=interest,
+        surface=surface,
+        dll_directories=dll_dirs,
+    )
+
+
+def _read_inline(reader: MemberReader, members, needles, interest, timeout, progress) -> Outcome:
+    out: Outcome = {}
+    for batch in plan(members):
+        for i in batch:
+            out[i] = read_member(reader, members[i], needles, interest, timeout, progress)
+    return out

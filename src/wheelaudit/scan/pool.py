@@ -1,0 +1,332 @@
+"""A plain pool of forked worker processes reading the members of one wheel.
+
+Each worker is forked once the wheel's directory is read (it has the member list), opens the
+wheel itself, and is given batches of member indices through a pipe of its own; it sends back
+each member's record and facts through another. Process hygiene, as invariants:
+
+* A worker holds no write end of any pipe but its own result pipe: the ends a fork inherits
+  (the parent's ends of its own pipes, of the other workers' pipes, of the life pipe) are closed
+  first thing, so every pipe's reader sees end-of-file when its writer goes.
+* Workers never outlive the parent: each watches the life pipe, whose only write end the parent
+  holds; when it closes (the parent ended, however), the worker ends at once.
+* Workers ignore SIGINT, SIGTERM and SIGHUP: the parent decides. Leaving the pool (normally, on
+  an error or on a signal's exception) kills and reaps every worker.
+* Each worker writes the member it is reading, and since when, to its slot of a shared page: a
+  worker that dies (killed, out of memory, a crash) is named with that member, and the scan ends
+  with :class:`ScanFailed` (never a result made up for the part not read); a worker that overruns
+  the time bound by KILL_GRACE is killed and its member reported as too slow (WA001).
+* Temporary files are anonymous (unlinked at creation): nothing is left behind by a killed worker.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import pickle
+import select
+import signal
+import struct
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+
+from ..archive import MemberReader, WheelSource
+from ..facts import Binary
+from ..index import Interest
+from .read import Read, read_member, timed_out
+
+#: a worker still on one member this long after the bound is killed (stuck where the timer cannot reach)
+KILL_GRACE = 5.0
+_SLOT = struct.Struct("<qd")
+#: the signals that stop a run (the command line handles them in the parent)
+_STOP_SIGNALS = {getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n)} \
+    if hasattr(signal, "pthread_sigmask") else set()  # (member index or -1, since: time.monotonic())
+
+Outcome = dict[int, tuple[Read, "Binary | None"]]
+
+
+class ScanFailed(Exception):
+    """The scan could not read the whole wheel (a worker died): a run error, exit 2."""
+
+
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))  # type: ignore[attr-defined]
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def can_fork() -> bool:
+    return hasattr(os, "fork")
+
+
+class _Worker:
+    def __init__(self, pid: int, slot: int, task_w: int, res_r: int) -> None:
+        self.pid, self.slot, self.task_w, self.res_r = pid, slot, task_w, res_r
+        self.batch: list[int] = []
+        self.status: int | None = None  # os.waitpid's, once reaped
+
+    def close_fds(self) -> None:
+        for fd in (self.task_w, self.res_r):
+            if fd >= 0:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        self.task_w = self.res_r = -1
+
+    def kill(self) -> None:
+        if self.status is None:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self.reap()
+        self.close_fds()
+
+    def reap(self) -> None:
+        if self.status is None:
+            try:
+                self.status = os.waitpid(self.pid, 0)[1]
+            except ChildProcessError:
+                self.status = 0
+
+
+class Pool:
+    """``njobs`` workers reading the members of ``source``."""
+
+    def __init__(self, source: WheelSource, needles: tuple[bytes, ...], interest: Interest | None,
+                 timeout: float, njobs: int, progress: Callable[[int], None] | None = None) -> None:
+        self.source, self.needles, self.interest, self.timeout = source, needles, interest, timeout
+        self.njobs, self.progress = njobs, progress
+        self.workers: list[_Worker] = []
+        self.pending: deque[list[int]] = deque()
+        self.out: Outcome = {}
+        self.slots = mmap.mmap(-1, _SLOT.size * njobs)
+        self.life_r, self.life_w = os.pipe()
+
+    # ---- the parent's side -------------------------------------------------------------------
+    def start(self, batches: Sequence[list[int]]) -> None:
+        """Fork the workers and give each its first batch (the largest members come first)."""
+        self.pending.extend(batches)
+        for slot in range(min(self.njobs, len(self.pending))):
+            self._spawn(slot)
+
+    def run(self) -> Outcome:
+        """Every member's (record, facts), once all are read. Raises :class:`ScanFailed`."""
+        while self.workers:
+            by_fd = {w.res_r: w for w in self.workers}
+            ready, _, _ = select.select(list(by_fd), [], [], 0.25)
+            for fd in ready:
+                w = by_fd[fd]
+                try:
+                    msg = _recv(fd)
+                except EOFError:
+                    msg = None
+                if msg is None:
+                    self._died(w)
+                self._take(w, msg)
+            self._enforce_bound()
+        return self.out
+
+    def close(self) -> None:
+        """Kill and reap every worker; close every descriptor. Safe to call more than once."""
+        for w in self.workers:
+            w.kill()
+        self.workers = []
+        for fd in (self.life_r, self.life_w):
+            if fd >= 0:
+                os.close(fd)
+        self.life_r = self.life_w = -1
+        if not self.slots.closed:
+            self.slots.close()
+
+    def __enter__(self) -> Pool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _take(self, w: _Worker, msg: tuple) -> None:
+        kind = msg[0]
+        if kind == "rec":  # a native member read; its parsing starts
+            idx, read = msg[1], Read(*msg[2])
+            self.out[idx] = (read, Binary(path=self.source.members[idx].path, format=read.format or "elf",  # type: ignore[arg-type]
+                                          size=read.size, error="not parsed"))
+        elif kind == "bin":
+            idx, binary = msg[1], msg[2]
+            self.out[idx] = (self.out[idx][0], binary)
+            if self.progress is not None:
+                self.progress(self.out[idx][0].size)
+        elif kind == "done":  # the batch's other members' records
+            size = 0
+            for idx, fields in msg[1]:
+                read = Read(*fields)
+                self.out[idx] = (read, None)
+                size += read.size
+            if self.progress is not None and size:
+                self.progress(size)
+            if self.pending:
+                self._give(w, self.pending.popleft())
+            else:
+                self._retire(w)
+
+    def _give(self, w: _Worker, batch: list[int]) -> None:
+        w.batch = batch
+        try:
+            _send(w.task_w, batch)
+        except OSError:  # (its pipe's reader is gone: the worker died)
+            self._died(w)
+
+    def _retire(self, w: _Worker) -> None:
+        os.close(w.task_w)  # (end-of-file: the worker ends)
+        w.task_w = -1
+        w.reap()
+        w.close_fds()
+        self.workers.remove(w)
+
+    def _current(self, w: _Worker) -> tuple[int, float]:
+        idx, since = _SLOT.unpack_from(self.slots, w.slot * _SLOT.size)
+        return idx, since
+
+    def _died(self, w: _Worker) -> None:
+        idx, _since = self._current(w)
+        if idx < 0:  # (killed before it began: its batch's first member not read)
+            idx = next((i for i in w.batch if i not in self.out), -1)
+        w.kill()
+        self.workers.remove(w)
+        status = w.status or 0
+        how = (f"killed by signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status)
+               else f"exit status {os.WEXITSTATUS(status)}")
+        where = self.source.members[idx].path if idx >= 0 else "a member"
+        raise ScanFailed(f"{self.source.path}: the worker process reading {where} ended abruptly ({how}); "
+                         "the wheel was not fully read, so it is not judged")
+
+    def _enforce_bound(self) -> None:
+        now = time.monotonic()
+        for w in list(self.workers):
+            idx, since = self._current(w)
+            if idx < 0 or now - since <= self.timeout + KILL_GRACE:
+                continue
+            m = self.source.members[idx]
+            read = self.out.get(idx, (Read(None, "", 0, None), None))[0]
+            if read.format is None:
+                read = Read(None, "", 0, f"cannot read: reading took longer than {self.timeout:g} s")
+                self.out[idx] = (read, None)
+            else:
+                self.out[idx] = (read, timed_out(m.path, read.format, read.size, self.timeout))
+            w.kill()
+            self.workers.remove(w)
+            rest = [i for i in w.batch if i not in self.out]
+            if rest:
+                self.pending.appendleft(rest)
+            if self.pending:
+                self._spawn(w.slot)
+
+    def _spawn(self, slot: int) -> None:
+        _SLOT.pack_into(self.slots, slot * _SLOT.size, -1, 0.0)
+        task_r, task_w = os.pipe()
+        res_r, res_w = os.pipe()
+        inherited = [task_w, res_r, self.life_w] + [fd for w in self.workers for fd in (w.task_w, w.res_r) if fd >= 0]
+        # (the stop signals wait while the worker is forked and registered: a signal handled in
+        # between would leave a worker the pool does not know of)
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS) if _STOP_SIGNALS else None
+        try:
+            pid = os.fork()
+            if pid == 0:  # pragma: no cover - the child (its work is checked through the parent)
+                code = 1
+                try:
+                    for sig in _STOP_SIGNALS:
+                        signal.signal(sig, signal.SIG_IGN)  # the parent decides, and ends the workers
+                    signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+                    for fd in inherited:
+                        os.close(fd)
+                    _worker(self, slot, task_r, res_w)
+                    code = 0
+                except BaseException as exc:  # noqa: BLE001 - said, then the parent reports the member
+                    os.write(2, f"wheelaudit: worker {os.getpid()}: {type(exc).__name__}: {exc}\n".encode())
+                finally:
+                    os._exit(code)  # (a forked child never runs the parent's exit handlers)
+            os.close(task_r)
+            os.close(res_w)
+            w = _Worker(pid, slot, task_w, res_r)
+            self.workers.append(w)
+        finally:
+            if blocked is not None:
+                signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        self._give(w, self.pending.popleft())
+
+
+# ---- the worker's side ---------------------------------------------------------------------
+
+
+def _worker(pool: Pool, slot: int, task_r: int, res_w: int) -> None:
+    life_r = pool.life_r
+
+    def watch() -> None:  # the parent's end of the life pipe closes: the parent is gone
+        while os.read(life_r, 1):
+            pass
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="wheelaudit-life").start()
+    source = pool.source
+    members = source.members
+    at = slot * _SLOT.size
+    with MemberReader(source.path, source.root) as reader:
+        while True:
+            batch = _recv(task_r)
+            if batch is None:
+                return
+            plain: list[tuple[int, tuple]] = []
+            for idx in batch:
+                _SLOT.pack_into(pool.slots, at, idx, time.monotonic())
+                m = members[idx]
+                md_read, binary = _read_sending(reader, m, idx, pool, res_w)
+                if binary is None:
+                    plain.append((idx, tuple(md_read)))
+            _SLOT.pack_into(pool.slots, at, -1, 0.0)
+            _send(res_w, ("done", plain))
+
+
+def _read_sending(reader: MemberReader, m, idx: int, pool: Pool, res_w: int) -> tuple[Read, Binary | None]:
+    """Read one member; a native one's record is sent before its parsing starts, then its facts."""
+    def on_native(read: Read) -> None:
+        _send(res_w, ("rec", idx, tuple(read)))
+
+    read, binary = read_member(reader, m, pool.needles, pool.interest, pool.timeout, on_native=on_native)
+    if binary is not None:
+        _send(res_w, ("bin", idx, binary))
+    return read, binary
+
+
+# ---- messages: a 4-byte length, then a pickle ------------------------------------------------
+
+
+def _send(fd: int, obj) -> None:
+    payload = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    view = memoryview(struct.pack("<I", len(payload)) + payload)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _read_exactly(fd: int, n: int) -> bytes:
+    parts, left = [], n
+    while left:
+        part = os.read(fd, min(left, 1 << 20))
+        if not part:
+            raise EOFError
+        parts.append(part)
+        left -= len(part)
+    return b"".join(parts)
+
+
+def _recv(fd: int):
+    """The next message, or None at end-of-file (the writer closed). EOFError mid-message."""
+    head = os.read(fd, 4)
+    if not head:
+        return None
+    if len(head) < 4:
+        head += _read_exactly(fd, 4 - len(head))
+    (n,) = struct.unpack("<I", head)
+    return pickle.loads(_read_exactly(fd, n))
