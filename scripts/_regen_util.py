@@ -22,17 +22,30 @@ PACKAGE = ROOT / "src" / "wheelaudit"
 POLICYDATA = PACKAGE / "policydata"
 
 
-def pip_download(requirement: str, dest: Path) -> Path:
-    """Download the wheel of ``requirement`` (no dependencies) into ``dest``; its path."""
+def pip_download(requirement: str, dest: Path, platforms: tuple[str, ...] = (),
+                 python_version: str | None = None) -> Path:
+    """Download the wheel of ``requirement`` (no dependencies) into ``dest``; its path.
+
+    ``platforms`` / ``python_version``: the wheel for that target rather than this host (pip's
+    ``--platform`` / ``--python-version``; pip widens a manylinux or macOS tag to the older ones
+    it is compatible with). When ``dest`` already holds wheels of the distribution (a kept
+    download directory), the newest one is the answer."""
+    target: list[str] = []
+    for platform in platforms:
+        target += ["--platform", platform]
+    if python_version:
+        target += ["--python-version", python_version]
     subprocess.run(
         [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:", "-q",
-         "-d", str(dest), requirement],
+         *target, "-d", str(dest), requirement],
         check=True,
     )
     wheels = sorted(dest.glob("*.whl"))
-    if len(wheels) != 1:
+    if not wheels:
+        raise SystemExit(f"expected a wheel for {requirement!r} in {dest}, found none")
+    if len(wheels) > 1 and not platforms:
         raise SystemExit(f"expected one wheel for {requirement!r} in {dest}, found {[w.name for w in wheels]}")
-    return wheels[0]
+    return max(wheels, key=lambda w: parse_wheel_filename(w.name)[1])
 
 
 def wheel_version(wheel: Path) -> str:

@@ -129,3 +129,40 @@ def audit_wheels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         return maw.build_all(out)
     except maw.BuildError as exc:
         pytest.fail(f"{exc}\n(fixture toolchain: {APT_HINT} gcc-mingw-w64-x86-64)", pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def provider_wheels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Issue #26's provider / consumer wheels: scenario -> path (see fixtures/build_providers.py):
+    ``provider`` ships libprov.so.1; ``consumer_requires``, ``consumer_no_requirement``,
+    ``consumer_extra``, ``consumer_marker`` need it."""
+    _check_toolchain()
+    _load_make_wheels()  # build_providers imports it by that name
+    bp = _load_module("build_providers")
+    out = tmp_path_factory.mktemp("provider_wheels")
+    try:
+        return bp.build_provider_wheels(out)
+    except bp.BuildError as exc:
+        pytest.fail(f"{exc}\n(fixture toolchain: {APT_HINT})", pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def platform_libs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """fixtures/build_platforms.sh output: one library per ELF machine / ARM float ABI / Mach-O
+    platform, and x86_64 libraries that need fcntl64@GLIBC_2.28 and ZLIB_1.2.9."""
+    _check_toolchain()
+    clang = shutil.which("clang")
+    llvm_bin = Path(os.path.realpath(clang)).parent if clang else Path("/nonexistent")
+    missing = [t for t in ("ld.lld", "objdump", "readelf")
+               if not (llvm_bin / t).exists() and shutil.which(t) is None]
+    if missing:
+        pytest.fail(f"fixture toolchain missing ({', '.join(missing)}); install it with: {APT_HINT}", pytrace=False)
+    out = tmp_path_factory.mktemp("platform_libs")
+    _run_build(FIXTURES / "build_platforms.sh", out)
+    return out
+
+
+@pytest.fixture(scope="session")
+def platform_wheels(platform_libs: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Scenario name -> wheel (fixtures/make_platform_wheels.py SCENARIOS)."""
+    return _load_module("make_platform_wheels").build_all(platform_libs, tmp_path_factory.mktemp("platform_wheels"))

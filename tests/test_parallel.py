@@ -581,8 +581,8 @@ def test_a_signed_macho_is_never_spooled_sparse(fixture_wheels, fixture_build_di
     by the spool, an unsigned one only where the reader reads."""
     from wheelaudit.readers import kept_ranges
 
-    signed = next(fixture_build_dir.rglob("macho/arm64/libexecutorch.dylib")).read_bytes()
-    unsigned = next(fixture_build_dir.rglob("macho/x86_64/libexecutorch.dylib")).read_bytes()
+    signed = (fixture_build_dir / "macho/arm64/lib/libexecutorch.dylib").read_bytes()
+    unsigned = (fixture_build_dir / "macho/x86_64/lib/libexecutorch.dylib").read_bytes()
     assert kept_ranges("macho", signed[:65536], len(signed)) is None
     kept = kept_ranges("macho", unsigned[:65536], len(unsigned))
     assert kept is not None and sum(hi - lo for lo, hi in kept) < len(unsigned)

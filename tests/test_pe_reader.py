@@ -321,66 +321,6 @@ def test_hostile_pe_in_a_wheel_is_wa001(pe_libs, tmp_path, capsys):
     assert found == {m for m, _ in members}
 
 
-# ---- sparse spooling ----------------------------------------------------------------------------
-class _Holed(bytes):
-    """The bytes of a sparse spool file: ``holes`` left out (zeros), as the pipeline's map says."""
-
-    holes: list[tuple[int, int]]
-
-
-def _sections(d: bytes) -> list[tuple[bytes, int, int, int]]:
-    h = _headers(d)
-    n = struct.unpack_from("<H", d, h["lfanew"] + 6)[0]
-    out = []
-    for i in range(n):
-        at = h["sections"] + 40 * i
-        rsize, raw = struct.unpack_from("<II", d, at + 16)
-        out.append((d[at:at + 8].rstrip(b"\0"), raw, rsize, struct.unpack_from("<I", d, at + 36)[0]))
-    return out
-
-
-def _holed(d: bytes, holes: list[tuple[int, int]]) -> _Holed:
-    b = bytearray(d)
-    for lo, hi in holes:
-        b[lo:hi] = bytes(hi - lo)
-    out = _Holed(bytes(b))
-    out.holes = holes
-    return out
-
-
-@pytest.mark.parametrize("name", FIXTURES)
-def test_code_sections_left_out_give_the_same_facts(pe_libs, name):
-    """What spool_ranges leaves out (code sections) the reader never reads; a hole where it
-    does read is Unspooled (read again whole), never a wrong fact."""
-    from wheelaudit.readers import Unspooled
-
-    data = (pe_libs / name).read_bytes()
-    (whole,) = pe.parse(data)
-    code = [(raw, raw + rsize) for _n, raw, rsize, ch in _sections(data) if ch & 0x20000020 and rsize]
-    assert code
-    (holed,) = pe.parse(_holed(data, code))
-    for field in ("arch", "kind", "identity", "dependencies", "imports", "imports_from", "forwarders", "min_os",
-                  "debug_path", "linker_version"):
-        assert getattr(holed, field) == getattr(whole, field), field
-    assert [(e.name, e.type) for e in holed.exports] == [(e.name, e.type) for e in whole.exports]
-    data_secs = [(raw, raw + rsize) for n, raw, rsize, ch in _sections(data) if n in (b".rdata", b".idata", b".edata")]
-    if data_secs and (whole.imports or whole.exports):
-        with pytest.raises(Unspooled):
-            pe.parse(_holed(data, data_secs))
-
-
-def test_spool_ranges_leave_out_only_large_code_sections(pe_libs):
-    x = bytearray((pe_libs / "x.pyd").read_bytes())
-    assert pe.spool_ranges(bytes(x[:65536]), len(x)) is None  # nothing large enough to leave out
-    h = _headers(bytes(x))
-    secs = _sections(bytes(x))
-    text = next(i for i, s in enumerate(secs) if s[0] == b".text")
-    raw = secs[text][1]
-    struct.pack_into("<I", x, h["sections"] + 40 * text + 16, 32 << 20)  # .text claims 32 MB
-    size = raw + (40 << 20)
-    head = bytes(x[:raw])  # the headers and the section table, as the pipeline's first chunk has them
-    assert pe.spool_ranges(head, size) == [(0, raw), (raw + (32 << 20), size)]
-    assert pe.spool_ranges(b"MZ" + bytes(100), 1 << 30) is None
 
 
 def test_names_pointing_into_one_long_run_are_bounded(pe_libs):

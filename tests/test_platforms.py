@@ -75,7 +75,8 @@ def test_parse_platform_legacy_aliases_and_families():
     assert parse_platform("macosx_10_9_intel").archs == ("i386", "x86_64")
     assert parse_platform("win_amd64").archs == ("x86_64",)
     assert parse_platform("any").os == "any"
-    assert parse_platform("ios_13_0_arm64_iphoneos").os is None
+    assert parse_platform("ios_13_0_arm64_iphoneos").os == "ios"
+    assert parse_platform("pyodide_2024_0_wasm32").os is None
 
 
 def test_policy_data_summarises_auditwheel():
@@ -173,7 +174,7 @@ def test_windows_tags_vs_pe_machine(tag, arch, ok):
 
 
 def test_unknown_platform_tag_makes_no_promise():
-    w = make_wheel("cp313-cp313-ios_13_0_arm64_iphoneos", [macho("pkg/_x.so", ("arm64", "13.0"))])
+    w = make_wheel("cp313-cp313-pyodide_2024_0_wasm32", [macho("pkg/_x.so", ("arm64", "13.0"))])
     assert check_platform(w) == []
 
 
@@ -196,6 +197,7 @@ def test_glibc_newer_than_tag_is_wa504():
     w = make_wheel("cp311-cp311-manylinux_2_28_x86_64", [elf("pkg/a.so", needs=("GLIBC_2.2.5", "GLIBC_2.34"))])
     f = only(check_platform(w), "WA504")
     assert "GLIBC_2.34" in f.message and "GLIBC_2.28" in f.message and "manylinux_2_28_x86_64" in f.message
+    assert "manylinux_2_34_x86_64" in f.hint  # the oldest policy that allows GLIBC_2.34
     assert f.subject == "pkg/a.so"
     ok = make_wheel("cp311-cp311-manylinux_2_28_x86_64", [elf("pkg/a.so", needs=("GLIBC_2.2.5", "GLIBC_2.28"))])
     assert check_platform(ok) == []
@@ -259,13 +261,13 @@ def test_universal2_arm64_slice_floor_is_11():
     bad = make_wheel("cp311-cp311-macosx_10_9_universal2", [macho("pkg/a.so", ("arm64", "12.0"), ("x86_64", "10.9"))])
     f = only(check_platform(bad), "WA504")
     assert "arm64 slice needs macOS 12.0" in f.message and "11.0" in f.message
-    assert "MACOSX_DEPLOYMENT_TARGET=10.9" in f.message and "macosx_12_0_universal2" in f.message
+    assert "MACOSX_DEPLOYMENT_TARGET=10.9" in f.hint and "macosx_12_0_universal2" in f.hint
 
 
 def test_x86_64_slice_newer_than_tag():
     w = make_wheel("cp311-cp311-macosx_10_9_universal2", [macho("pkg/a.so", ("arm64", "11.0"), ("x86_64", "10.13"))])
     f = only(check_platform(w), "WA504")
-    assert "x86_64 slice needs macOS 10.13" in f.message and "macosx_10_13_universal2" in f.message
+    assert "x86_64 slice needs macOS 10.13" in f.message and "macosx_10_13_universal2" in f.hint
     assert "arm64 slice" not in f.message  # the arm64 slice at 11.0 passes (its floor)
 
 
@@ -285,7 +287,7 @@ def test_macos_minos_vs_tag(tag, minos, suggest):
         assert fs == []
     else:
         f = only(fs, "WA504")
-        assert suggest in f.message and minos in f.message and tag in f.message
+        assert suggest in f.hint and minos in f.message and tag in f.message
 
 
 def test_several_macos_tags_check_the_lowest():

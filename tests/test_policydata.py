@@ -32,7 +32,7 @@ from wheelaudit.readers.elf import parse
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = ROOT / "scripts"
-DATA_FILES = ["manylinux", "musllinux", "android", "windows", "stable_abi", "elf_exports"]
+DATA_FILES = ["manylinux", "musllinux", "android", "windows", "stable_abi", "elf_exports", "providers"]
 
 
 def _vt(text: str) -> tuple[int, ...]:

@@ -20,32 +20,12 @@ if TYPE_CHECKING:
 __all__ = ["WheelTraits", "traits_from_tags", "Condition", "CONDITION_KEYS", "KNOWN_OS"]
 
 #: Values of the ``os`` trait.
-KNOWN_OS = ("linux", "macos", "windows")
+KNOWN_OS = ("linux", "macos", "windows", "ios", "android")
 
 #: Keys of a condition table, in the order :meth:`Condition.describe` lists them. ``name`` (a
 #: glob over the distribution's canonical name) is an extension of SPEC section 3, so that one
 #: ruleset can serve the several distributions of a project (``mlx`` and ``mlx-metal``).
 CONDITION_KEYS = ("platform", "os", "arch", "version", "python", "name")
-
-# macOS multi-architecture tag suffixes (as pip and packaging understand them).
-_MAC_MULTI_ARCH = {
-    "universal2": ("arm64", "x86_64"),
-    "universal": ("i386", "ppc", "ppc64", "x86_64"),
-    "intel": ("i386", "x86_64"),
-    "fat": ("i386", "ppc"),
-    "fat3": ("i386", "ppc", "x86_64"),
-    "fat32": ("i386", "ppc"),
-    "fat64": ("ppc64", "x86_64"),
-}
-
-_WINDOWS_ARCH = {
-    "win32": ("x86", "i386"),
-    "win_amd64": ("x86_64", "amd64"),
-    "win_arm64": ("arm64",),
-    "win_arm32": ("arm",),
-    "win_ia64": ("ia64",),
-}
-
 
 @dataclass(frozen=True)
 class WheelTraits:
@@ -70,28 +50,14 @@ class WheelTraits:
 
 
 def _platform_os_arch(platform: str) -> tuple[str | None, tuple[str, ...]]:
-    """The os and architectures one platform tag names (``(None, ())`` for ``any``)."""
-    if platform == "any":
+    """The os and architectures one platform tag names (``(None, ())`` for ``any`` and tags
+    wheelaudit does not know), from the one platform-tag model (:mod:`wheelaudit.platforms`)."""
+    from .platforms import parse_platform  # (here: the policy data loads only when a tag is read)
+
+    pt = parse_platform(platform)
+    if pt.os is None or pt.os == "any":
         return None, ()
-    if platform.startswith(("manylinux_", "musllinux_")):
-        # manylinux_2_28_x86_64, musllinux_1_2_aarch64
-        parts = platform.split("_", 3)
-        return "linux", (parts[3],) if len(parts) == 4 else ()
-    if platform.startswith(("manylinux", "linux_")):
-        # manylinux1_x86_64, manylinux2014_aarch64, linux_armv7l
-        parts = platform.split("_", 1)
-        return "linux", (parts[1],) if len(parts) == 2 else ()
-    if platform.startswith("macosx_"):
-        parts = platform.split("_", 3)  # macosx_14_0_arm64
-        if len(parts) != 4:
-            return "macos", ()
-        arch = parts[3]
-        return "macos", _MAC_MULTI_ARCH.get(arch, (arch,))
-    if platform in _WINDOWS_ARCH:
-        return "windows", _WINDOWS_ARCH[platform]
-    if platform.startswith("win"):
-        return "windows", ()
-    return None, ()
+    return pt.os, pt.arch_names
 
 
 def _canonical(name: str) -> str:
@@ -107,7 +73,7 @@ def traits_from_tags(tags: Iterable[Tag], version: str, name: str = "") -> Wheel
     or the ``Tag:`` lines of ``WHEEL``), this distribution version and (optionally) this
     distribution name.
 
-    Platform tags that wheelaudit does not know (``ios_*``, ``android_*``, ...) still count for
+    Platform tags that wheelaudit does not know (``pyodide_*``, ...) still count for
     ``platform`` conditions but give no ``os`` or ``arch``.
     """
     platforms: dict[str, None] = {}

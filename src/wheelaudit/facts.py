@@ -136,6 +136,16 @@ class Slice:
     min_os: str | None = None  # Mach-O LC_BUILD_VERSION / LC_VERSION_MIN_* minos, "11.0"; PE subsystem version "6.0"
     sdk: str | None = None
     needs_versions: list[str] = field(default_factory=list)  # ELF verneed: "GLIBC_2.28", ...
+    #: ELF: undefined dynamic symbol -> the version node it requires (its vernaux name,
+    #: ``{"fcntl64": "GLIBC_2.28"}``); versioned imports only
+    import_versions: dict[str, str] = field(default_factory=dict)
+    #: ELF 32-bit ARM: "hard" (float arguments in VFP registers: armhf) or "soft" (in core
+    #: registers: armel), from e_flags or .ARM.attributes; None when neither says
+    float_abi: str | None = None
+    #: Mach-O: the platform the deployment target is for ("macos", "ios", "ios-simulator", ...)
+    #: and the load command ``min_os`` comes from ("LC_BUILD_VERSION", "LC_VERSION_MIN_MACOSX")
+    platform: str | None = None
+    min_os_command: str | None = None
     stripped: bool = True  # no local symbol table to read
     exports: Sequence[Symbol] = field(default_factory=list)  # defined, global or weak, exported (a list or a SymbolTable)
     imports: list[str] = field(default_factory=list)  # undefined references (names, undecorated)

@@ -184,12 +184,23 @@ class _Rules:
 
 def _elf_defaults(wheel) -> tuple[list[Glob], str]:
     """The default allowlist for ELF: the lowest manylinux tag's policy (+ the loader), musllinux's
-    likewise; the newest manylinux policy's for a wheel without such tags (linux_*, any)."""
-    plats = [platforms.parse_platform(p) for p in sorted({t.split("-")[-1] for t in wheel.tags})]
+    and android's likewise (android: also the interpreter's ``libpython3.X.so``, which an Android
+    extension module links); the newest manylinux policy's for a wheel without such tags
+    (linux_*, any)."""
+    # (every tag of the tree, a --together tree's members' too: not wheel_platforms, which holds
+    # a tree's binaries to no tag)
+    plats = [platforms.parse_platform(p) for p in platforms.platform_strings(wheel.tags)]
     many = [p for p in plats if p.family == "manylinux"]
     musl = [p for p in plats if p.family == "musllinux"]
+    droid = [p for p in plats if p.family == "android"]
     names: list[str] = []
     desc: list[str] = []
+    if droid:
+        lowest = min(droid, key=lambda p: p.version)
+        pol = platforms.android_policy(lowest.version[0])
+        names += list(pol.libs) + platforms.loader_globs("android") + ["libpython3.*.so"]
+        desc.append(f"the {pol.name} policy's system libraries (for {lowest.tag}), the interpreter's"
+                    " libpython3.X.so and the Android linker")
     if many:
         lowest = min(many, key=lambda p: p.version)
         pol = platforms.manylinux_policy(lowest.version)
@@ -200,7 +211,7 @@ def _elf_defaults(wheel) -> tuple[list[Glob], str]:
         pol = platforms.musllinux_policy(lowest.version)
         names += list(pol.libs) + platforms.loader_globs("musllinux")
         desc.append(f"the {pol.name} policy's system libraries (for {lowest.tag}) and the musl loader")
-    if not many and not musl:
+    if not many and not musl and not droid:
         pol = platforms.latest_manylinux_policy()
         names += list(pol.libs) + platforms.loader_globs("manylinux")
         desc.append(f"no manylinux tag: the {pol.name} policy's system libraries and the dynamic loader")

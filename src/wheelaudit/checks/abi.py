@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from ..conditions import traits_from_tags
 from ..facts import Binary
 from ..findings import Finding
+from ..platforms import parse_platform
 
 if TYPE_CHECKING:
     from packaging.tags import Tag
@@ -44,7 +45,9 @@ _TRIPLET_ARCH = {
     "powerpc64le": "ppc64le", "powerpc64": "ppc64", "s390x": "s390x", "riscv64": "riscv64",
     "loongarch64": "loongarch64",
 }
-_OS_NAMES = {"linux": "Linux", "macos": "macOS", "windows": "Windows"}
+_OS_NAMES = {"linux": "Linux", "macos": "macOS", "windows": "Windows", "ios": "iOS", "android": "Android"}
+#: the operating systems whose importers accept a bare ``.so`` / ``.abi3.so`` module
+_SO_OSES = frozenset({"linux", "macos", "ios", "android"})
 
 
 @dataclass(frozen=True)
@@ -70,10 +73,14 @@ def _platform_part(plat: str) -> tuple[frozenset[str], str | None, str | None, s
     """(os, arch, libc, windows platform) from the platform part of a suffix."""
     if plat == "darwin":
         return frozenset({"macos"}), None, None, None
+    if plat in ("iphoneos", "iphonesimulator"):  # PEP 730: .cpython-313-iphoneos.so
+        return frozenset({"ios"}), None, None, None
     if plat in ("win32", "win_amd64", "win_arm64"):
         arch = {"win32": "x86", "win_amd64": "amd64", "win_arm64": "arm64"}[plat]
         return frozenset({"windows"}), arch, None, plat
     parts = plat.split("-")
+    if len(parts) >= 3 and parts[1] == "linux" and parts[2].startswith("android"):  # PEP 738
+        return frozenset({"android"}), _TRIPLET_ARCH.get(parts[0], parts[0]), None, None
     if len(parts) >= 3 and parts[1] == "linux":
         libc = "musl" if parts[2].startswith("musl") else "gnu" if parts[2].startswith("gnu") else None
         return frozenset({"linux"}), _TRIPLET_ARCH.get(parts[0], parts[0]), libc, None
@@ -96,9 +103,9 @@ def module_suffix(name: str) -> Suffix | None:
         os_, arch, libc, plat = _platform_part(m["plat"])
         return Suffix(m.group(0), os_, f"pp{m['ver']}", f"pypy{m['ver']}_pp{m['pp']}", arch, libc, plat)
     if name.endswith(".abi3.so"):
-        return Suffix(".abi3.so", frozenset({"linux", "macos"}))
+        return Suffix(".abi3.so", _SO_OSES)
     if name.endswith(".so"):
-        return Suffix(".so", frozenset({"linux", "macos"}))
+        return Suffix(".so", _SO_OSES)
     if name.endswith(".pyd"):
         return Suffix(".pyd", frozenset({"windows"}))
     return None
@@ -148,13 +155,13 @@ def _suffix_problem(suffix: Suffix, tags: list[Tag]) -> str | None:
                     f"{', '.join(sorted(plats))}")
     if suffix.libc is not None and "linux" in oses:
         linux = [t.platform for t, tr in per_tag if "linux" in tr.os]
-        musl = all(p.startswith("musllinux") for p in linux)
-        glibc = all(not p.startswith("musllinux") for p in linux)
+        musl = all(parse_platform(p).family == "musllinux" for p in linux)
+        glibc = all(parse_platform(p).family != "musllinux" for p in linux)
         if (suffix.libc == "musl" and glibc) or (suffix.libc == "gnu" and musl):
             return (f"the suffix {suffix.text!r} is for {suffix.libc} libc, but the wheel is tagged "
                     f"{', '.join(sorted(set(linux)))}")
-    if suffix.arch is not None and suffix.windows_platform is None and "linux" in oses:
-        archs = {a for _t, tr in per_tag if "linux" in tr.os for a in tr.arch}
+    if suffix.arch is not None and suffix.windows_platform is None and suffix.os & oses & {"linux", "android"}:
+        archs = {a for _t, tr in per_tag if tr.os & suffix.os for a in tr.arch}
         if archs and suffix.arch not in archs:
             return (f"the suffix {suffix.text!r} is for {suffix.arch}, but the wheel is tagged for "
                     f"{', '.join(sorted(archs))}")
@@ -209,6 +216,11 @@ def check_libpython(wheel) -> list[Finding]:
     """WA603: extension modules (ELF, Mach-O) that link libpython. (PE modules must import
     ``python3X.dll``: that is how Windows works.)"""
     out = []
+    from ..platforms import wheel_platforms
+
+    plats = wheel_platforms(wheel)
+    if plats and all(p.family == "android" for p in plats):
+        return out  # PEP 738: on Android an extension module must link libpython3.X.so
     for b in wheel.libraries:
         if not b.ok or b.format not in ("elf", "macho") or not is_extension_module(b):
             continue
@@ -307,6 +319,8 @@ def check_signatures(wheel) -> list[Finding]:
         for s in b.slices:
             if s.arch not in _ARM64 or s.kind == "object" or s.signature in (None, "valid"):
                 continue
+            if s.platform not in (None, "macos", "maccatalyst"):
+                continue  # iOS & co.: the app's build signs every embedded binary with its own identity
             where = f"{b.path} [{s.arch}]" if b.universal else b.path
             if s.signature == "absent":
                 what = ("has no code signature (no LC_CODE_SIGNATURE); macOS on Apple silicon kills the "

@@ -126,7 +126,9 @@ CODES: dict[str, Code] = {
         Code("WA503", "wrong-architecture", "error", "a binary's architectures do not match the wheel's platform tag",
              fix="build the binary for the architecture the tag names, or tag the wheel for the architecture it was built for"),
         Code("WA504", "platform-too-new", "error",
-             "a binary needs a symbol version (glibc) or OS version (macOS minos) newer than the tag allows",
+             "a binary needs a symbol version (glibc, libstdc++, zlib... as the manylinux policy lists them) or OS "
+             "version (macOS / iOS minos) newer than the tag allows; a warning where the policy's library is "
+             "unversioned",
              fix="build against an older glibc / a lower MACOSX_DEPLOYMENT_TARGET, or tag the wheel with the platform it needs"),
         Code("WA505", "provider-not-required", "error",
              "a dependency is provided by a distribution that the wheel does not require",

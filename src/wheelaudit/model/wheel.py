@@ -73,4 +73,6 @@ class Wheel:
     @property
     def platform_tags(self) -> list[str]:
         """The platform parts of the wheel's tags (``macosx_14_0_arm64``)."""
-        return sorted({t.split("-")[-1] for t in self.tags})
+        from ..platforms import platform_strings
+
+        return platform_strings(self.tags)

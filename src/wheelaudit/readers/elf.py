@@ -91,6 +91,17 @@ _MISSING = object()
 
 EM_386, EM_PPC, EM_PPC64, EM_S390, EM_ARM = 3, 20, 21, 22, 40
 EM_X86_64, EM_AARCH64, EM_RISCV, EM_LOONGARCH = 62, 183, 243, 258
+EM_MIPS = 8
+#: machines with no wheel platform tag, named in words (never "em_N" in a message)
+_OTHER_MACHINES = {
+    2: "sparc", 4: "m68k", 15: "hppa", 18: "sparc32plus", 42: "superh", 43: "sparc64", 50: "ia64",
+    75: "vax", 76: "cris", 92: "openrisc", 94: "xtensa", 106: "blackfin", 164: "hexagon", 247: "bpf",
+    0x9026: "alpha",
+}
+# ARM: EF_ARM_ABI_FLOAT_* of e_flags (EABI 5); the .ARM.attributes section; its tags
+EF_ARM_ABI_FLOAT_SOFT, EF_ARM_ABI_FLOAT_HARD = 0x200, 0x400
+SHT_ARM_ATTRIBUTES = 0x70000003
+TAG_CPU_ARCH, TAG_ABI_VFP_ARGS = 6, 28
 _ODD = bytes(i & 1 for i in range(256))  # translate table: byte -> its low bit
 
 
@@ -132,7 +143,73 @@ def _arch(machine: int, is64: bool, little: bool) -> str:
         return "riscv64" if is64 else "riscv32"
     if machine == EM_LOONGARCH:
         return "loongarch64" if is64 else "loongarch32"
-    return f"em_{machine}"
+    if machine == EM_MIPS:  # (uname -m says mips64 for either byte order; the arch keeps it)
+        return ("mips64" if is64 else "mips") + ("el" if little else "")
+    if machine in _OTHER_MACHINES:
+        return _OTHER_MACHINES[machine]
+    return f"unknown machine (ELF e_machine {machine})"
+
+
+def _uleb(data: bytes, pos: int) -> tuple[int, int]:
+    """(value, next position) of the ULEB128 at ``pos``; bounded by ``data``."""
+    value = shift = 0
+    while pos < len(data):
+        byte = data[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if not byte & 0x80 or shift > 63:
+            return value, pos
+    return value, pos
+
+
+def arm_attributes(data: bytes, little: bool) -> dict[int, int]:
+    """The integer file-scope attributes of an ``.ARM.attributes`` section's "aeabi" subsection
+    (``{Tag_CPU_arch: 10, Tag_ABI_VFP_args: 1, ...}``); empty when the section says nothing
+    readable. Every walk is bounded by the section (a damaged one gives what was read so far)."""
+    out: dict[int, int] = {}
+    if not data or data[0:1] != b"A":
+        return out
+    e = "<" if little else ">"
+    pos = 1
+    while pos + 4 <= len(data):
+        length, = struct.unpack_from(e + "I", data, pos)
+        if length < 5 or pos + length > len(data):
+            break
+        sub = data[pos + 4 : pos + length]
+        pos += length
+        nul = sub.find(b"\0")
+        if nul < 0 or sub[:nul] != b"aeabi":
+            continue
+        q = nul + 1
+        while q + 5 <= len(sub):
+            tag, size = sub[q], struct.unpack_from(e + "I", sub, q + 1)[0]
+            if size < 5 or q + size > len(sub):
+                break
+            if tag == 1:  # Tag_File: the attributes of the whole file
+                body, r = sub[q + 5 : q + size], 0
+                while r < len(body):
+                    attr, r = _uleb(body, r)
+                    if attr in (4, 5, 67) or (attr > 32 and attr % 2 and attr != 65):
+                        end = body.find(b"\0", r)  # a NUL-terminated string
+                        r = len(body) if end < 0 else end + 1
+                    elif attr == 65:  # Tag_also_compatible_with: a string
+                        end = body.find(b"\0", r)
+                        r = len(body) if end < 0 else end + 1
+                    elif attr == 32:  # Tag_compatibility: ULEB then string
+                        _v, r = _uleb(body, r)
+                        end = body.find(b"\0", r)
+                        r = len(body) if end < 0 else end + 1
+                    else:
+                        value, r = _uleb(body, r)
+                        out.setdefault(attr, value)
+            q += size
+    return out
+
+
+#: Tag_CPU_arch -> the Linux name of the oldest CPU that runs the code
+_ARM_CPU = {0: "armv4l", 1: "armv4l", 2: "armv4tl", 3: "armv5l", 4: "armv5l", 5: "armv5l", 6: "armv6l", 7: "armv6l",
+            8: "armv6l", 9: "armv6l", 10: "armv7l", 11: "armv6l", 12: "armv6l", 13: "armv7l", 14: "armv8l"}
 
 
 def parse(data: Buffer, needles: Sequence[bytes] = ()) -> list[Slice]:
@@ -189,7 +266,7 @@ class _Reader:
             raise MalformedBinary(
                 f"truncated: the ELF{64 if self.is64 else 32} header needs {ehsize} bytes but the file has {self.size}"
             )
-        (self.e_type, self.e_machine, _ver, _entry, self.phoff, self.shoff, _flags, _ehsize,
+        (self.e_type, self.e_machine, _ver, _entry, self.phoff, self.shoff, self.e_flags, _ehsize,
          self.phentsize, phnum, self.shentsize, shnum, self.shstrndx) = self.unpack(hdr_fmt, 16, "ELF header")
         self.ehsize = ehsize
         if self.e_type not in (ET_REL, ET_EXEC, ET_DYN):
@@ -607,6 +684,8 @@ class _Reader:
                     )
 
     def read_dynsym(self, version_index: dict[int, str | None]) -> tuple[list[Symbol], list[str]]:
+        """(exports, imports); the versioned imports' version nodes go to ``self.import_versions``."""
+        self.import_versions: dict[str, str] = {}
         loc = self.dynsym_location()
         if loc is None:
             return [], []
@@ -658,6 +737,9 @@ class _Reader:
                 if name not in seen_imports:
                     seen_imports.add(name)
                     imports.append(name)
+                    needed = vmap[versym[i] & 0x7FFF]
+                    if isinstance(needed, str):
+                        self.import_versions[name] = needed
                 continue
             cls = classes[info << 2 | other & 3]
             if cls is None:
@@ -781,7 +863,12 @@ class _Reader:
         exports = _symbols.SymbolTable(strtab, _C.pick(names, exported),
                                        _C.pick(info.translate(_EXPORT_CODE), exported), versions, vindex)
         find = strtab.find
-        imports = list(dict.fromkeys(strtab[o:find(b"\0", o)].decode("ascii") for o in _C.select(names, undefined)))
+        imported = [strtab[o:find(b"\0", o)].decode("ascii") for o in _C.select(names, undefined)]
+        imports = list(dict.fromkeys(imported))
+        for name, v in zip(imported, _C.select(versym, undefined)):
+            needed = vmap[v & 0x7FFF]
+            if isinstance(needed, str):
+                self.import_versions.setdefault(name, needed)  # the first entry of a name, as the loop
         return exports, imports
 
     def fast_symtab(self, raw: bytes, count: int, entsize: int, strtab: bytes):
@@ -798,6 +885,32 @@ class _Reader:
         # by the table when it is first read as a whole (unique=False), as the loop drops it here
         table = _symbols.SymbolTable(strtab, offsets, codes, unique=False)
         return table
+
+    # ---- ARM: CPU architecture and float ABI -----------------------------------------------
+    def arm_facts(self) -> tuple[str | None, str | None]:
+        """(arch, float ABI) of a 32-bit ARM file: the arch from ``.ARM.attributes``
+        Tag_CPU_arch (None when absent: the caller's default); the float ABI ("hard": floating
+        point arguments in VFP registers, armhf; "soft": in core registers, armel) from
+        e_flags' EF_ARM_ABI_FLOAT_HARD / _SOFT (what glibc's loader checks), else from the
+        attributes' Tag_ABI_VFP_args, else None."""
+        attrs: dict[int, int] = {}
+        for k, sec in enumerate(self.sections):
+            if sec[1] == SHT_ARM_ATTRIBUTES:
+                try:  # (the loader never reads it: a damaged one is a note, not an unreadable file)
+                    off, size = self.section_data_range(k, ".ARM.attributes")
+                    attrs = arm_attributes(self.take(off, min(size, 1 << 16), ".ARM.attributes"), self.little)
+                except MalformedBinary as exc:
+                    self.notes.append(f"the .ARM.attributes section was not read: {exc}")
+                break
+        arch = _ARM_CPU.get(attrs[TAG_CPU_ARCH], "armv8l") if TAG_CPU_ARCH in attrs else None
+        if self.e_flags & EF_ARM_ABI_FLOAT_HARD:
+            return arch, "hard"
+        if self.e_flags & EF_ARM_ABI_FLOAT_SOFT:
+            return arch, "soft"
+        if not attrs:
+            return arch, None
+        # an absent Tag_ABI_VFP_args is the AAPCS default, 0: the base (core-register) variant
+        return arch, {0: "soft", 1: "hard"}.get(attrs.get(TAG_ABI_VFP_ARGS, 0))
 
     # ---- loadability facts ----------------------------------------------------------------
     def exec_stack(self, kind: str, arch: str) -> bool | None:
@@ -867,7 +980,8 @@ class _Reader:
         version_index, needs = self.read_versions() if self.dyn else ({}, [])
         exports, imports = self.read_dynsym(version_index)
         local_syms = self.read_symtab()
-        arch = _arch(self.e_machine, self.is64, self.little)
+        arm_arch, float_abi = self.arm_facts() if self.e_machine == EM_ARM else (None, None)
+        arch = arm_arch or _arch(self.e_machine, self.is64, self.little)
         return Slice(
             arch=arch,
             kind=kind,
@@ -875,6 +989,8 @@ class _Reader:
             dependencies=deps,
             rpaths=rpaths,
             needs_versions=needs,
+            import_versions=self.import_versions,
+            float_abi=float_abi,
             stripped=local_syms is None,
             exports=exports,
             imports=imports,

@@ -591,9 +591,12 @@ class _Image:
             platform, minos, sdk = next((b for b in builds if b[0] == 1), builds[0])
             platform_name = _PLATFORMS.get(platform, f"platform {platform}")
             s.min_os, s.sdk = _version(minos), (_version(sdk) if sdk else None)
+            s.min_os_command = "LC_BUILD_VERSION"
         elif version_min is not None:
             platform_name, minos, sdk = version_min
             s.min_os, s.sdk = _version(minos), (_version(sdk) if sdk else None)
+            s.min_os_command = next(n for c, n in _LC_NAMES.items() if _VERSION_MIN.get(c) == platform_name)
+        s.platform = platform_name
         if platform_name is not None and platform_name != "macos":
             s.notes.append(f"deployment target is for {platform_name}, not macOS")
 

@@ -34,6 +34,11 @@ def slice_dict(sl: Slice, symbols: bool, resolved: dict | None = None) -> dict[s
         "debug_bytes": sl.debug_bytes,
         "signature": sl.signature,
     }
+    if sl.platform:
+        d["platform"] = sl.platform
+        d["min_os_command"] = sl.min_os_command
+    if sl.float_abi:
+        d["float_abi"] = sl.float_abi
     if sl.signature_detail:
         d["signature_detail"] = sl.signature_detail
     if sl.signature_page is not None:
@@ -61,6 +66,8 @@ def slice_dict(sl: Slice, symbols: bool, resolved: dict | None = None) -> dict[s
     if symbols:
         d["exports"] = [{"name": s.name, "demangled": s.demangled, "weak": s.weak, "type": s.type} for s in sl.exports]
         d["imports"] = list(sl.imports)
+        if sl.import_versions:
+            d["import_versions"] = dict(sl.import_versions)
     return d
 
 

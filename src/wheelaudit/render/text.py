@@ -129,7 +129,11 @@ def render_inspect(wheels: list[Wheel], out: TextIO, color: bool = False, symbol
                     if sl.debug_path:
                         facts.append(f"pdb {sl.debug_path}")
                 elif sl.min_os:
-                    facts.append(f"min macOS {sl.min_os}")
+                    os_words = {"ios": "iOS", "ios-simulator": "iOS simulator", "maccatalyst": "Mac Catalyst",
+                                "tvos": "tvOS", "watchos": "watchOS"}.get(sl.platform or "macos", "macOS")
+                    facts.append(f"min {os_words} {sl.min_os}")
+                if sl.float_abi:
+                    facts.append(f"{sl.float_abi}-float")
                 if sl.needs_versions:
                     facts.append("needs " + _highest_versions(sl.needs_versions))
                 facts.append("stripped" if sl.stripped else f"{len(sl.locals)} local symbols")
