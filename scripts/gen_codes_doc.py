@@ -1,9 +1,7 @@
 #!/usr/bin/env python3
-"""Regenerate the code tables from the one registry (wheelaudit.model.codes).
-
-Writes docs/codes.md and the table between the `<!-- codes:start -->` / `<!-- codes:end -->`
-markers of README.md. `--check` changes nothing and exits 1 when either is out of date (the test
-suite runs it).
+"""Regenerate docs/codes.md, the reference of the finding codes, from the one registry
+(wheelaudit.model.codes). The README links to it and carries no copy of the table.
+`--check` changes nothing and exits 1 when the page is out of date (the test suite runs it).
 
     python scripts/gen_codes_doc.py [--check]
 """
@@ -15,9 +13,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from wheelaudit.model.codes import CODES, families, markdown_table  # noqa: E402
-
-START, END = "<!-- codes:start -->", "<!-- codes:end -->"
+from wheelaudit.model.codes import CODES, families  # noqa: E402
 
 
 def codes_page() -> str:
@@ -39,18 +35,9 @@ def codes_page() -> str:
     return "\n".join(out)
 
 
-def readme_with_table(text: str) -> str:
-    if START not in text or END not in text:
-        raise SystemExit(f"README.md has no {START} ... {END} markers")
-    head, rest = text.split(START, 1)
-    _, tail = rest.split(END, 1)
-    return f"{head}{START}\n{markdown_table()}{END}{tail}"
-
-
 def main(argv: list[str]) -> int:
     check = "--check" in argv
-    targets = {ROOT / "docs" / "codes.md": codes_page(),
-               ROOT / "README.md": readme_with_table((ROOT / "README.md").read_text(encoding="utf-8"))}
+    targets = {ROOT / "docs" / "codes.md": codes_page()}
     stale = [p for p, text in targets.items() if not p.exists() or p.read_text(encoding="utf-8") != text]
     if check:
         for p in stale:

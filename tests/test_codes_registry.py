@@ -15,10 +15,16 @@ from wheelaudit.model.codes import (
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_docs_and_readme_tables_are_generated_from_the_registry():
+def test_codes_page_is_generated_from_the_registry():
     p = subprocess.run([sys.executable, str(ROOT / "scripts" / "gen_codes_doc.py"), "--check"],
                        capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
+
+
+def test_readme_links_the_codes_page_and_keeps_no_copy_of_the_table():
+    readme = (ROOT / "README.md").read_text()
+    assert "docs/codes.md" in readme
+    assert "<!-- codes:start -->" not in readme  # one generated table: docs/codes.md
 
 
 def test_every_code_is_documented_with_an_anchor():
