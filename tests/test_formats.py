@@ -285,3 +285,23 @@ def test_junit_without_rules_uses_builtin_rules(capsys, fixture_wheels):
     assert fail is not None and fail.get("type") == "WA002"
     # libtorch / libc10 are torch's, which the wheel requires (the provider table): no failure
     assert cases["linkage"].find("failure") is None
+
+
+def test_inspect_json_says_where_every_dependency_resolves(capsys, tmp_path):
+    """Schema 2: each dependency carries ``resolved``, null where it resolves nowhere."""
+    import zipfile
+
+    from wheel.wheelfile import WheelFile
+
+    lib = next(Path("/lib/x86_64-linux-gnu").glob("libz.so.1*"), None) or next(Path("/usr/lib").rglob("libz.so.1*"))
+    whl = tmp_path / "demo-1.0-cp311-cp311-manylinux_2_28_x86_64.whl"
+    with WheelFile(whl, "w") as wf:
+        wf.writestr("demo-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: demo\nVersion: 1.0\n")
+        wf.writestr("demo-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\nGenerator: t\nRoot-Is-Purelib: false\n"
+                    "Tag: cp311-cp311-manylinux_2_28_x86_64\n")
+        wf.write(str(lib), "demo/libz.so.1")
+    code, out = _run(capsys, "inspect", whl, "--format", "json")
+    assert code == 0
+    deps = json.loads(out)["wheels"][0]["libraries"][0]["slices"][0]["dependencies"]
+    assert deps and all("resolved" in d for d in deps)
+    assert {d["name"]: d["resolved"] for d in deps}["libc.so.6"].startswith("external")

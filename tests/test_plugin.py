@@ -398,7 +398,7 @@ def test_inert_session_imports_nothing_heavy(pytester):
     probe = "import sys, wheelaudit; print('wheelaudit.api' in sys.modules)"
     eager = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     if eager.strip() == "True":
-        pytest.skip("wheelaudit/__init__.py imports its submodules eagerly (see docs/pytest-and-api.md)")
+        pytest.skip("wheelaudit/__init__.py imports its submodules eagerly (see docs/plugin-and-api.md)")
     pytester.makeini("[pytest]\n")
     pytester.makeconftest(
         "import sys\n"

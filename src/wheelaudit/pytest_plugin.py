@@ -22,7 +22,7 @@ Fixtures for custom tests: ``wheelaudit_wheels`` (the scanned wheels given to th
 (``(path, rules=None) -> Report``).
 
 Nothing of wheelaudit beyond this module is imported until the plugin is asked for (README
-"Use in pytest"; docs/pytest-and-api.md).
+"Use in pytest"; docs/plugin-and-api.md).
 """
 
 from __future__ import annotations

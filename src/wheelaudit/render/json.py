@@ -58,11 +58,9 @@ def slice_dict(sl: Slice, symbols: bool, resolved: dict | None = None) -> dict[s
             pe["imports_from"] = {k: list(v) for k, v in sl.imports_from.items()}
             pe["forwarders"] = dict(sl.forwarders)
         d["pe"] = pe
-    if resolved:
+    if resolved is not None:  # (every dependency says where it resolves; null: nowhere)
         for dep in d["dependencies"]:
-            r = resolved.get(dep["name"])
-            if r is not None:
-                dep["resolved"] = r
+            dep["resolved"] = resolved.get(dep["name"])
     if symbols:
         d["exports"] = [{"name": s.name, "demangled": s.demangled, "weak": s.weak, "type": s.type} for s in sl.exports]
         d["imports"] = list(sl.imports)
