@@ -85,7 +85,7 @@ def fetch(name: str, cache: Path) -> Path:
 def native_members(wheel: Path) -> list[tuple[str, str]]:
     """(member, format) of the native binaries, by magic bytes (as wheelaudit finds them)."""
     sys.path.insert(0, str(ROOT / "src"))
-    from wheelaudit.readers import detect
+    from wheelaudit.binary import detect
 
     out = []
     with zipfile.ZipFile(wheel) as zf:

@@ -34,8 +34,8 @@ def _rss_mb() -> float:
 
 
 def run_wheelaudit(path: str, demangle: bool) -> dict:
-    from wheelaudit import symbols
-    from wheelaudit.readers import elf
+    from wheelaudit.binary import symbols
+    from wheelaudit.binary import elf
 
     if not demangle:
         symbols.demangle = lambda name: name
@@ -97,7 +97,7 @@ def run_lief(path: str) -> dict:
 def child(reader: str, path: str, repeat: int) -> None:
     # import what the reader needs before the baseline, so RSS growth is the reading itself
     if reader in ("wheelaudit", "names-only"):
-        import wheelaudit.readers.elf  # noqa: F401
+        import wheelaudit.binary.elf  # noqa: F401
         fn = lambda: run_wheelaudit(path, demangle=reader == "wheelaudit")  # noqa: E731
     elif reader == "pyelftools":
         import elftools.elf.elffile  # noqa: F401

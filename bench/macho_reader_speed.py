@@ -7,7 +7,7 @@ Each reader runs in its own subprocess (so that peak RSS is its own), ``--repeat
 wall time (with its CPU time: the box may be shared) and the peak RSS are reported, with ratios
 to ours. What each one does:
 
-* ours:     mmap the file, ``wheelaudit.readers.macho.parse`` (every slice: load commands, export
+* ours:     mmap the file, ``wheelaudit.binary.macho.parse`` (every slice: load commands, export
             trie, symbol table, strings search with no needles)
 * ours-nodemangle: the same with C++ demangling stubbed out (``Symbol.demangled`` is computed
             eagerly for every export and local; cpp_demangle costs ~7-16 us a name)
@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def run_ours(path: str) -> dict:
     import mmap
 
-    from wheelaudit.readers import macho
+    from wheelaudit.binary import macho
 
     with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
         slices = macho.parse(mm)
@@ -49,7 +49,7 @@ def run_ours(path: str) -> dict:
 
 def run_ours_no_demangle(path: str) -> dict:
     """Ours with C++ demangling stubbed out: what the parsing itself costs."""
-    from wheelaudit.readers import macho
+    from wheelaudit.binary import macho
 
     macho._Demangler.__call__ = lambda self, name: name  # type: ignore[method-assign]
     return run_ours(path)
@@ -88,7 +88,7 @@ READERS = {"ours": run_ours, "ours-nodemangle": run_ours_no_demangle, "macholib"
            "lief": run_lief}
 
 
-PREIMPORTS = {"ours": ["wheelaudit.readers.macho"], "ours-nodemangle": ["wheelaudit.readers.macho"],
+PREIMPORTS = {"ours": ["wheelaudit.binary.macho"], "ours-nodemangle": ["wheelaudit.binary.macho"],
               "macholib": ["macholib.MachO", "macholib.SymbolTable"], "lief": ["lief"]}
 
 
@@ -117,7 +117,7 @@ def measure(name: str, path: str, repeat: int) -> dict:
 
 
 def baseline_rss() -> float:
-    proc = subprocess.run([sys.executable, "-c", "import resource, wheelaudit.readers.macho; "
+    proc = subprocess.run([sys.executable, "-c", "import resource, wheelaudit.binary.macho; "
                            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"],
                           capture_output=True, text=True)
     return int(proc.stdout.strip() or 0) / 1024

@@ -41,12 +41,12 @@ def main() -> None:
     args = p.parse_args(ours)
 
     with atheris.instrument_imports(include=["wheelaudit"]):
-        import wheelaudit.readers.elf  # noqa: F401
-        import wheelaudit.readers.macho  # noqa: F401
-        import wheelaudit.readers.pe  # noqa: F401
+        import wheelaudit.binary.elf  # noqa: F401
+        import wheelaudit.binary.macho  # noqa: F401
+        import wheelaudit.binary.pe  # noqa: F401
         import wheelaudit.scan  # noqa: F401
-        import wheelaudit.ruleset  # noqa: F401
-        import wheelaudit.globs  # noqa: F401
+        import wheelaudit.ruleset.load  # noqa: F401
+        import wheelaudit.ruleset.globs  # noqa: F401
         import wheelaudit.api  # noqa: F401
         import wheelaudit.render.text  # noqa: F401
         import wheelaudit.render.json  # noqa: F401

@@ -51,7 +51,7 @@ class Corpus:
 
 
 def _fmt(head: bytes) -> str | None:
-    from wheelaudit.readers import detect
+    from wheelaudit.binary import detect
 
     return detect(head[:8]) if len(head) >= 4 else None
 
@@ -137,8 +137,8 @@ def synthetic_pe() -> list[bytes]:
 
 
 def collect_names(c: Corpus, limit: int = 4000) -> list[str]:
-    from wheelaudit.readers import MalformedBinary
-    from wheelaudit.readers import elf, macho
+    from wheelaudit.binary import MalformedBinary
+    from wheelaudit.binary import elf, macho
 
     names: list[str] = []
     for fmt, mod in (("elf", elf), ("macho", macho)):

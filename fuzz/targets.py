@@ -2,9 +2,9 @@
 
 A target returns a short outcome label ("parsed", "malformed", "not-a-wheel", ...) and lets
 any *unexpected* exception escape: that is a crash. Expected exceptions are the documented
-failures of each surface: :class:`~wheelaudit.readers.MalformedBinary` for the binary readers,
-:class:`~wheelaudit.archive.NotAWheel` for the wheel reader, :class:`~wheelaudit.ruleset.RulesError`
-for the rules loader, :class:`~wheelaudit.globs.GlobError` for patterns.
+failures of each surface: :class:`~wheelaudit.binary.MalformedBinary` for the binary readers,
+:class:`~wheelaudit.archive.NotAWheel` for the wheel reader, :class:`~wheelaudit.ruleset.load.RulesError`
+for the rules loader, :class:`~wheelaudit.ruleset.globs.GlobError` for patterns.
 
 Targets:
 
@@ -98,7 +98,7 @@ class Workspace:
 
     def rules(self):
         if self._rules is None:
-            from wheelaudit.ruleset import parse_rules
+            from wheelaudit.ruleset.load import parse_rules
 
             self._rules = parse_rules(RULES_TEXT, "<fuzz rules>")
         return self._rules
@@ -120,8 +120,8 @@ class Workspace:
 # -- binary readers ----------------------------------------------------------------------------
 def _reader(fmt: str) -> Callable[[bytes, Workspace], str]:
     def target(data: bytes, ws: Workspace) -> str:
-        from wheelaudit.readers import MalformedBinary, read_binary
-        from wheelaudit.readers import elf, macho, pe
+        from wheelaudit.binary import MalformedBinary, read_binary
+        from wheelaudit.binary import elf, macho, pe
 
         reader = {"elf": elf, "macho": macho, "pe": pe}[fmt]
         try:
@@ -173,7 +173,7 @@ def wheel(data: bytes, ws: Workspace) -> str:
 # -- the rules loader ------------------------------------------------------------------------------
 def rules(data: bytes, ws: Workspace) -> str:
     from wheelaudit.api import audit_wheels
-    from wheelaudit.ruleset import RulesError, load_rules
+    from wheelaudit.ruleset.load import RulesError, load_rules
 
     path = ws.file("rules.toml", data)
     try:
@@ -188,7 +188,7 @@ def rules(data: bytes, ws: Workspace) -> str:
 
 # -- patterns --------------------------------------------------------------------------------------
 def glob(data: bytes, ws: Workspace) -> str:
-    from wheelaudit.globs import Glob, GlobError, SymbolPattern
+    from wheelaudit.ruleset.globs import Glob, GlobError, SymbolPattern
 
     text = data.decode("utf-8", "replace")
     pattern, _, subject = text.partition("\n")
@@ -209,8 +209,8 @@ def glob(data: bytes, ws: Workspace) -> str:
 
 
 def names(data: bytes, ws: Workspace) -> str:
-    from wheelaudit.globs import SymbolPattern
-    from wheelaudit.symbols import demangle, qualified_name
+    from wheelaudit.ruleset.globs import SymbolPattern
+    from wheelaudit.binary.symbols import demangle, qualified_name
 
     name = data.decode("utf-8", "backslashreplace")
     d = demangle(name)

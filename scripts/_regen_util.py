@@ -19,7 +19,7 @@ from packaging.utils import parse_wheel_filename
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "src" / "wheelaudit"
-POLICYDATA = PACKAGE / "policydata"
+POLICYDATA = PACKAGE / "platforms" / "data"
 
 
 def pip_download(requirement: str, dest: Path, platforms: tuple[str, ...] = (),

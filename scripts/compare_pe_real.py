@@ -25,8 +25,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from wheelaudit.readers import MalformedBinary  # noqa: E402
-from wheelaudit.readers import pe  # noqa: E402
+from wheelaudit.binary import MalformedBinary  # noqa: E402
+from wheelaudit.binary import pe  # noqa: E402
 
 WHEELS = [
     ("numpy", "win_amd64"), ("scipy", "win_amd64"), ("executorch==1.5.1", "win_amd64"), ("torch", "win_amd64"),

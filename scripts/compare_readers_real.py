@@ -69,7 +69,7 @@ from real_wheels import DEFAULT_CACHE, WHEELS, fetch  # noqa: E402
 import test_elf_reader as E  # noqa: E402  (the ELF differential: ours, pyelftools_facts, lief_facts)
 import test_macho_reader as M  # noqa: E402  (the Mach-O differential: our_view, macholib_view, ...)
 from wheelaudit import scan  # noqa: E402
-from wheelaudit.readers import macho, read_binary  # noqa: E402
+from wheelaudit.binary import macho, read_binary  # noqa: E402
 
 # lief's CPU_TYPE enum has no arm64_32: it warns and hands back the raw number (as in the tests)
 warnings.filterwarnings("ignore", message=".*is not a valid CPU_TYPE", category=RuntimeWarning)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerate ``src/wheelaudit/policydata/elf_exports.json``: what the system libraries that the
+"""Regenerate ``src/wheelaudit/platforms/data/elf_exports.json``: what the system libraries that the
 manylinux policies allow export, for WA506 (an imported symbol that binds to nothing).
 
 Source: Debian's binary packages of glibc (``libc6``), libstdc++ (``libstdc++6``), libgcc_s
@@ -7,7 +7,7 @@ Source: Debian's binary packages of glibc (``libc6``), libstdc++ (``libstdc++6``
 ``apt-get download`` through a private apt state in a temporary directory (its own sources.list
 naming one suite, default trixie: glibc 2.41 and GCC 14, the versions of the newest manylinux
 policy), unpacked with ``dpkg-deb -x`` and read with wheelaudit's own ELF reader
-(``wheelaudit.readers.elf.parse``). The system's apt configuration is not touched.
+(``wheelaudit.binary.elf.parse``). The system's apt configuration is not touched.
 
 A symbol version node ``GLIBC_2.x`` exists in every later glibc, so one new release tells every
 policy's export set: per library, each exported symbol is kept under its lowest version node
@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _regen_util import PACKAGE, POLICYDATA, header, write_json  # noqa: E402
 
 sys.path.insert(0, str(PACKAGE.parent))
-from wheelaudit.readers.elf import parse  # noqa: E402
+from wheelaudit.binary.elf import parse  # noqa: E402
 
 COMMAND = "python scripts/regen_external_exports.py"
 MIRROR = "http://deb.debian.org/debian"
@@ -185,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     glibc = {a: v.get("libc6") for a, v in packages.items()}
     doc = {
         "header": header(f"Debian {args.suite} binary packages ({', '.join(PACKAGES)}) from {MIRROR}, "
-                         "read with wheelaudit.readers.elf", ", ".join(sorted({v for v in glibc.values() if v})),
+                         "read with wheelaudit.binary.elf", ", ".join(sorted({v for v in glibc.values() if v})),
                          COMMAND + (f" --suite {args.suite}" if args.suite != "trixie" else ""),
                          packages=packages),
         "comment": ("Per architecture and library (SONAME): version node -> the exported symbols whose lowest "

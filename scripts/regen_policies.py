@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Regenerate ``src/wheelaudit/policies/{manylinux,musllinux,android}.json`` from auditwheel.
+"""Regenerate ``src/wheelaudit/platforms/data/{manylinux,musllinux,android}.json`` from auditwheel.
 
 Reads ``auditwheel/policy/manylinux-policy.json``, ``musllinux-policy.json`` and (when the
 release has it) ``android-policy.json`` out of auditwheel's wheel and writes the shape that
-``wheelaudit.platforms`` reads:
+``wheelaudit.platforms.tags`` reads:
 
 * ``lib_sets`` (manylinux only): each distinct system-library allowlist once, by name; a policy's
   ``lib_whitelist`` names its set (musllinux and android policies list theirs inline);
@@ -31,7 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _regen_util import PACKAGE, header, pip_download, read_member, wheel_version  # noqa: E402
 
-OUT = PACKAGE / "policies"
+OUT = PACKAGE / "platforms" / "data"
 COMMAND = "python scripts/regen_policies.py"
 
 # The dynamic loaders are allowed dependencies of every policy though auditwheel's allowlists do

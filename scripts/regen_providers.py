@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerate ``src/wheelaudit/policydata/providers.json``: which distributions ship the native
+"""Regenerate ``src/wheelaudit/platforms/data/providers.json``: which distributions ship the native
 libraries that other wheels link against (SPEC section 4, "Dependencies that other distributions
 provide": WA501 / WA505).
 
@@ -10,7 +10,7 @@ Each is downloaded per platform family with ``pip download --no-deps --only-bina
 --platform P --python-version 3.11 NAME==V`` into a temporary directory (or ``--download-dir``,
 kept for the next run). Of each wheel only what is needed is read: the zip's file list, its
 METADATA (``Requires-Dist``, ``Provides-Extra``) and, one member at a time, each native shared
-library through wheelaudit's own readers (``wheelaudit.readers.read_binary``): its identity
+library through wheelaudit's own readers (``wheelaudit.binary.read_binary``): its identity
 (ELF ``DT_SONAME``, Mach-O ``LC_ID_DYLIB``; a PE DLL is known by its file name). Nothing
 downloaded is extracted as a whole, imported or run. Python extension modules and executables
 are left out (nobody links against them), and so are separate debug files (``.dbg``, ``.debug``)
@@ -55,9 +55,9 @@ from packaging.specifiers import SpecifierSet  # noqa: E402
 from packaging.utils import canonicalize_name, parse_wheel_filename  # noqa: E402
 from packaging.version import Version  # noqa: E402
 
-from wheelaudit.evaluate import is_python_extension  # noqa: E402
-from wheelaudit.platforms import parse_platform  # noqa: E402
-from wheelaudit.readers import MAGIC_SIZE, detect, read_binary  # noqa: E402
+from wheelaudit.checks.evaluate import is_python_extension  # noqa: E402
+from wheelaudit.platforms.tags import parse_platform  # noqa: E402
+from wheelaudit.binary import MAGIC_SIZE, detect, read_binary  # noqa: E402
 
 COMMAND = "python scripts/regen_providers.py"
 PYTHON = "3.11"
@@ -295,7 +295,7 @@ def build(reads: dict[str, dict[str, dict[str, dict]]], wheels: list[dict], prev
                          for d, e in dists.items())
     return {
         "header": header("the providers' wheels on PyPI (pip download --no-deps --only-binary=:all: --platform P "
-                         f"--python-version {PYTHON}), read with wheelaudit.readers", upstream, COMMAND,
+                         f"--python-version {PYTHON}), read with wheelaudit.binary", upstream, COMMAND,
                          wheels=all_wheels),
         "comment": ("distributions: per distribution, 'read' (per platform family, the versions whose wheels were "
                     "read), 'libraries' (per family: file name -> identity (ELF SONAME, Mach-O install name, PE: "

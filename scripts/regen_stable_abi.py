@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerate ``src/wheelaudit/policydata/stable_abi.json``: CPython's Stable ABI, per symbol.
+"""Regenerate ``src/wheelaudit/platforms/data/stable_abi.json``: CPython's Stable ABI, per symbol.
 
 Source: CPython's ``Misc/stable_abi.toml`` as the ``abi3info`` package on PyPI ships it -- not as
 the TOML file but as a module generated from it (``abi3info/_internal.py``: ``_FUNCTIONS`` and

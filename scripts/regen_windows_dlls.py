@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerate ``src/wheelaudit/policydata/windows.json``: which DLLs a clean Windows provides.
+"""Regenerate ``src/wheelaudit/platforms/data/windows.json``: which DLLs a clean Windows provides.
 
 Source: delvewheel's ``delvewheel/_dll_list.py`` (generated upstream from its ``dll_lists/``:
 every DLL with exports found on the installation media of Windows 7 SP1, 8, 8.1, 10 and 11, per

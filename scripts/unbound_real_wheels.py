@@ -10,8 +10,8 @@ import sys
 from collections import Counter
 
 from wheelaudit.checks import symbols as S
-from wheelaudit.facts import MACHO_EXECUTABLE, MACHO_FLAT
-from wheelaudit.linkage import resolve_wheel
+from wheelaudit.model.binary import MACHO_EXECUTABLE, MACHO_FLAT
+from wheelaudit.checks.linkage import resolve_wheel
 from wheelaudit.scan import scan
 
 

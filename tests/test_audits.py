@@ -158,7 +158,7 @@ def test_a_signature_is_checked_over_every_page(audit_wheels):
     signature past the end is a verdict, never a crash."""
     import zipfile
 
-    from wheelaudit.readers import kept_ranges, macho
+    from wheelaudit.binary import kept_ranges, macho
 
     with zipfile.ZipFile(audit_wheels["macos_ok"]) as z:
         data = z.read("auditfix/libclean.dylib")
@@ -175,7 +175,7 @@ def test_a_damaged_signature_is_a_verdict_never_a_crash(audit_wheels):
     import struct
     import zipfile
 
-    from wheelaudit.readers import read_binary
+    from wheelaudit.binary import read_binary
 
     with zipfile.ZipFile(audit_wheels["macos_ok"]) as z:
         data = z.read("auditfix/libclean.dylib")

@@ -12,8 +12,8 @@ import jsonschema
 import pytest
 
 from wheelaudit import audit, load_rules
-from wheelaudit.cli import main
-from wheelaudit.ruleset import parse_rules
+from wheelaudit.cli.main import main
+from wheelaudit.ruleset.load import parse_rules
 
 ROOT = Path(__file__).resolve().parents[1]
 EXECUTORCH = ROOT / "rules" / "executorch.toml"
@@ -53,7 +53,7 @@ def test_clean_wheels_pass_the_executorch_rules(fixture_wheels, et_rules, scenar
 
 def test_rules_examine_something_on_the_clean_wheel(fixture_wheels, et_rules):
     """A rule that passes because it matched nothing is a defect: check the evidence is there."""
-    from wheelaudit.evaluate import Context, component_definers
+    from wheelaudit.checks.evaluate import Context, component_definers
     from wheelaudit.scan import scan
 
     wheel = scan(fixture_wheels["macos_clean"], strings=et_rules.strings())
@@ -183,7 +183,7 @@ def test_wa206_slices_disagree(fixture_wheels):
     # in the thin_one universal2 wheel etdump is arm64-only: nothing disagrees. Build the case from
     # a component whose sentinel only one slice defines: min OS differs, symbols are the same, so
     # use the facts directly.
-    from wheelaudit.evaluate import Context, check_component
+    from wheelaudit.checks.evaluate import Context, check_component
     from wheelaudit.scan import scan
 
     wheel = scan(fixture_wheels["macos_universal2"])
@@ -368,7 +368,7 @@ def test_the_command_loses_nothing_at_its_end(fixture_wheels, tmp_path):
     code = (f"import atexit, gc, sys; atexit.register(lambda: open({str(marker)!r}, 'w').write("
             "'ran'));"
             f"sys.argv = ['wheelaudit', 'check', {str(wheel)!r}, '--rules', {str(rules)!r}, '--format', 'json']; "
-            "from wheelaudit.cli import console; console()")
+            "from wheelaudit.cli.main import console; console()")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # (stdout block-buffered, as usual)
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
     assert run.returncode == 1, run.stderr  # the fused wheel fails the gate
@@ -388,16 +388,16 @@ def test_a_command_sets_up_only_its_own_parser(fixture_wheels, capsys):
     import subprocess
     import sys
 
-    from wheelaudit.cli import COMMANDS, build_parser, main
+    from wheelaudit.cli.main import COMMANDS, build_parser, main
 
-    code = ("import sys; from wheelaudit.cli import main; "
+    code = ("import sys; from wheelaudit.cli.main import main; "
             f"rc = main(['check', {str(fixture_wheels['linux_clean'])!r}, '--format', 'json']); "
-            "print('MODULES', sorted(m for m in sys.modules if m.startswith(('wheelaudit.commands.', "
+            "print('MODULES', sorted(m for m in sys.modules if m.startswith(('wheelaudit.cli.', "
             "'wheelaudit.render.'))), rc)")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     last = run.stdout.strip().splitlines()[-1]
     # (and of the renderers, the one asked for)
-    assert last.rsplit(" ", 1) == ["MODULES ['wheelaudit.commands.check', 'wheelaudit.commands.common', "
+    assert last.rsplit(" ", 1) == ["MODULES ['wheelaudit.cli.check', 'wheelaudit.cli.common', 'wheelaudit.cli.main', "
                                    "'wheelaudit.render.json']", "0"], run.stderr
     sub = next(a for a in build_parser("owners")._actions if a.dest == "command")
     assert list(sub.choices) == ["owners"]

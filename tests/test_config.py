@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from wheelaudit.config import find_pyproject, find_rules
-from wheelaudit.globs import Glob
-from wheelaudit.ruleset import RulesError
+from wheelaudit.ruleset.config import find_pyproject, find_rules
+from wheelaudit.ruleset.globs import Glob
+from wheelaudit.ruleset.load import RulesError
 
 RULES = """\
 version = 1

@@ -1,4 +1,4 @@
-"""``wheelaudit diff`` (wheelaudit.diff) and ``wheelaudit init`` (wheelaudit.init_rules)."""
+"""``wheelaudit diff`` (wheelaudit.review.diff) and ``wheelaudit init`` (wheelaudit.review.init)."""
 from __future__ import annotations
 
 import json
@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from wheelaudit.cli import main
-from wheelaudit.diff import diff_wheels, library_stem, name_glob, unhashed
-from wheelaudit.init_rules import starter_ruleset
-from wheelaudit.ruleset import parse_rules
+from wheelaudit.cli.main import main
+from wheelaudit.review.diff import diff_wheels, library_stem, name_glob, unhashed
+from wheelaudit.review.init import starter_ruleset
+from wheelaudit.ruleset.load import parse_rules
 from wheelaudit.scan import scan
 
 MLX = "executorch/lib/libexecutorch_backend_mlx.dylib"
@@ -222,8 +222,8 @@ def test_repair_tool_names(name, stem, tool, glob):
 
 
 def test_diff_owners_ignore_linker_boilerplate():
-    from wheelaudit.conditions import traits_from_tags
-    from wheelaudit.facts import Binary, Slice, Symbol
+    from wheelaudit.ruleset.conditions import traits_from_tags
+    from wheelaudit.model.binary import Binary, Slice, Symbol
     from wheelaudit.scan import Wheel
 
     def lib(path, *names):

@@ -1,4 +1,4 @@
-"""The ELF reader (wheelaudit.readers.elf): differential against pyelftools and lief, facts known
+"""The ELF reader (wheelaudit.binary.elf): differential against pyelftools and lief, facts known
 from the fixture sources, and hostile input (truncation, corruption, absurd counts).
 
 Inputs: every ELF file of the shared ``fixture_libs`` (tests/conftest.py, detected by magic), plus
@@ -24,8 +24,8 @@ import pytest
 from elftools.elf import enums as pe_enums
 from elftools.elf.elffile import ELFFile
 
-from wheelaudit.facts import Slice
-from wheelaudit.readers import MalformedBinary, elf, read_binary
+from wheelaudit.model.binary import Slice
+from wheelaudit.binary import MalformedBinary, elf, read_binary
 
 # ---------------------------------------------------------------------------------------------
 # inputs built here

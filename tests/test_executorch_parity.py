@@ -15,9 +15,9 @@ import pytest
 from packaging.tags import parse_tag
 
 from wheelaudit import audit_wheels
-from wheelaudit.conditions import traits_from_tags
-from wheelaudit.facts import Binary, Dependency, Rpath, Slice, Symbol
-from wheelaudit.ruleset import load_rules
+from wheelaudit.ruleset.conditions import traits_from_tags
+from wheelaudit.model.binary import Binary, Dependency, Rpath, Slice, Symbol
+from wheelaudit.ruleset.load import load_rules
 from wheelaudit.scan import Wheel
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -9,11 +9,11 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from wheelaudit.cli import main
-from wheelaudit.findings import CODES, Finding
+from wheelaudit.cli.main import main
+from wheelaudit.model.finding import CODES, Finding
 from wheelaudit.render import formats
 from wheelaudit.render.github import escape_data, escape_property
-from wheelaudit.report import Report
+from wheelaudit.model.report import Report
 from wheelaudit.scan import scan
 
 DATA = Path(__file__).resolve().parent / "data"

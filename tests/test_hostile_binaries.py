@@ -23,9 +23,9 @@ if str(ROOT) not in sys.path:
 
 from fuzz.guard import Guard  # noqa: E402
 from fuzz.mutate import tiny_wheel  # noqa: E402
-from wheelaudit.cli import main  # noqa: E402
-from wheelaudit.readers import elf as elf_reader  # noqa: E402
-from wheelaudit.readers import macho as macho_reader  # noqa: E402
+from wheelaudit.cli.main import main  # noqa: E402
+from wheelaudit.binary import elf as elf_reader  # noqa: E402
+from wheelaudit.binary import macho as macho_reader  # noqa: E402
 
 MAC_TAG = "cp311-cp311-macosx_11_0_arm64"
 LINUX_TAG = "cp311-cp311-manylinux_2_28_x86_64"
@@ -366,7 +366,7 @@ def test_demangler_output_is_bounded():
     (wheelaudit/demangle_guard.py) and stay mangled when they blow its budget."""
     import time
 
-    from wheelaudit.symbols import demangle
+    from wheelaudit.binary.symbols import demangle
 
     for levels in (34, 50):  # 352 bytes -> about 5 MB demangled; 46 levels take 17 s, 50 exhaust memory
         name = _demangler_bomb(levels)

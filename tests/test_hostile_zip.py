@@ -25,7 +25,7 @@ if str(ROOT) not in sys.path:
 
 from fuzz.guard import Guard  # noqa: E402
 from fuzz.mutate import Entry, record_hash, wheel_entries, zip_bytes  # noqa: E402
-from wheelaudit.cli import main  # noqa: E402
+from wheelaudit.cli.main import main  # noqa: E402
 from wheelaudit.archive import MAX_RATIO, MAX_TOTAL_RATIO, NotAWheel, open_wheel, read_zip_directory  # noqa: E402
 from wheelaudit.scan import scan  # noqa: E402
 

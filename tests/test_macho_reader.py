@@ -1,4 +1,4 @@
-"""The Mach-O reader (``wheelaudit.readers.macho``).
+"""The Mach-O reader (``wheelaudit.binary.macho``).
 
 * Differential: for every slice of every Mach-O file in ``fixture_libs`` (tests/conftest.py, built
   by fixtures/build_fixtures.sh) and of the extra files this module builds (clang + ld64.lld +
@@ -30,9 +30,9 @@ import pytest
 from macholib.MachO import MachO
 from macholib.SymbolTable import SymbolTable
 
-from wheelaudit.facts import Slice, Symbol
-from wheelaudit.readers import MalformedBinary, read_binary
-from wheelaudit.readers import macho
+from wheelaudit.model.binary import Slice, Symbol
+from wheelaudit.binary import MalformedBinary, read_binary
+from wheelaudit.binary import macho
 
 lief.logging.disable()
 # lief's CPU_TYPE enum has no arm64_32: it warns and hands back the raw number

@@ -9,10 +9,10 @@ import pytest
 from packaging.tags import parse_tag
 
 from wheelaudit import audit_wheels
-from wheelaudit.conditions import traits_from_tags
-from wheelaudit.facts import Binary, Slice
-from wheelaudit.requirements import declared_requirements, marker_environments
-from wheelaudit.ruleset import RulesError, load_rules, parse_rules
+from wheelaudit.ruleset.conditions import traits_from_tags
+from wheelaudit.model.binary import Binary, Slice
+from wheelaudit.platforms.requirements import declared_requirements, marker_environments
+from wheelaudit.ruleset.load import RulesError, load_rules, parse_rules
 from wheelaudit.scan import Wheel
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -130,7 +130,7 @@ def test_marker_environments_from_tags():
 
 
 def pe(path: str, exports=()) -> Binary:
-    from wheelaudit.facts import Symbol
+    from wheelaudit.model.binary import Symbol
 
     return Binary(path=path, format="pe", size=1, slices=[Slice(arch="x86_64", identity=path.rsplit("/", 1)[-1],
                                                                  exports=[Symbol(n) for n in exports])])

@@ -31,7 +31,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from fuzz.guard import Guard  # noqa: E402
-from wheelaudit.cli import main  # noqa: E402
+from wheelaudit.cli.main import main  # noqa: E402
 
 FORBIDDEN_MODULES = {
     "subprocess", "ctypes", "_ctypes", "cffi", "runpy", "code", "codeop", "pty", "webbrowser", "socket",
@@ -57,7 +57,7 @@ ALLOWED = {
     ("scan/pool.py", "pickle.loads"): "the worker pool unpickles what its own worker pickled, from its own pipe",
     ("scan/pool.py", "os.fork"): "the worker pool forks its workers (which run only wheelaudit's reading code)",
     ("cli.py", "open-write"): "os.devnull, after a broken pipe",
-    ("commands/common.py", "open-write"): "the report, to the --output file the user named",
+    ("cli/common.py", "open-write"): "the report, to the --output file the user named",
 }
 
 

@@ -1,4 +1,4 @@
-"""``wheelaudit owners`` and ``wheelaudit dups`` (and the grouping logic in wheelaudit.dups)."""
+"""``wheelaudit owners`` and ``wheelaudit dups`` (and the grouping logic in wheelaudit.review.dups)."""
 from __future__ import annotations
 
 import json
@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from wheelaudit.cli import main
-from wheelaudit.conditions import traits_from_tags
-from wheelaudit.dups import (FORTRAN, NO_PREFIX, c_prefix, common_scope, find_duplicates, is_boilerplate,
+from wheelaudit.cli.main import main
+from wheelaudit.ruleset.conditions import traits_from_tags
+from wheelaudit.review.dups import (FORTRAN, NO_PREFIX, c_prefix, common_scope, find_duplicates, is_boilerplate,
                              namespace_key, sentinel_pattern)
-from wheelaudit.facts import Binary, Slice, Symbol
+from wheelaudit.model.binary import Binary, Slice, Symbol
 from wheelaudit.model.wheel import Wheel
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")

@@ -19,12 +19,12 @@ from wheelaudit import audit, load_rules, scan
 from wheelaudit.archive import members as archive_members
 from wheelaudit.scan import pool as scan_pool
 from wheelaudit.scan import read as scan_read
-from wheelaudit.facts import Symbol
-from wheelaudit.globs import SymbolPattern
-from wheelaudit.index import Interest, SymbolIndex, hints_of, narrow
-from wheelaudit.progress import Progress
-from wheelaudit.strings import NeedleSearch, StreamSearch, can_overlap
-from wheelaudit.symbols import SymbolTable, qualified_name, symbol_code
+from wheelaudit.model.binary import Symbol
+from wheelaudit.ruleset.globs import SymbolPattern
+from wheelaudit.checks.index import Interest, SymbolIndex, hints_of, narrow
+from wheelaudit.scan.progress import Progress
+from wheelaudit.binary.strings import NeedleSearch, StreamSearch, can_overlap
+from wheelaudit.binary.symbols import SymbolTable, qualified_name, symbol_code
 
 ROOT = Path(__file__).resolve().parent.parent
 EXECUTORCH = ROOT / "rules" / "executorch.toml"
@@ -390,7 +390,7 @@ def test_narrowing_keeps_names_whose_mangled_form_lacks_the_hint():
 def test_locate_finds_names_that_share_a_tail():
     """Linkers merge "bar" into "foobar": an entry whose name starts inside another string
     contains a hit only if it starts at or before the hit."""
-    from wheelaudit.index import locate
+    from wheelaudit.checks.index import locate
 
     blob = b"foobar\0xbarbar\0"
     # entries: foobar, bar (tail of foobar), xbarbar, barbar (tail), bar (tail), foobar again
@@ -426,7 +426,7 @@ def test_narrowing_keeps_the_report_and_drops_the_rest(fixture_wheels):
 def test_a_scan_narrowed_for_other_rules_is_refused(fixture_wheels):
     """Evaluating rules the narrowed tables cannot answer would miss local evidence silently."""
     from wheelaudit.api import audit_wheels
-    from wheelaudit.evaluate import evaluate
+    from wheelaudit.checks.evaluate import evaluate
 
     mlx = load_rules(ROOT / "rules" / "mlx.toml")
     et = load_rules(EXECUTORCH)
@@ -521,7 +521,7 @@ def test_last_in_strings_equals_brute_force(names, needles, automaton):
     (whose leftmost-first matches hide occurrences that overlap a reported one, of the same
     needle or another) and the plain ``find`` fallback both give what a per-string ``rfind``
     gives."""
-    from wheelaudit import strings
+    from wheelaudit.binary import strings
 
     blob = b"\0".join(names) + b"\0" if names else b""
     with pytest.MonkeyPatch.context() as mp:
@@ -534,7 +534,7 @@ def test_last_in_strings_equals_brute_force(names, needles, automaton):
 def test_locate_sees_an_occurrence_hidden_behind_the_same_needle():
     """"aaa" holds "aa" at 0 and at 1: the tail entry at offset 1 ("aa") contains it too,
     although a non-overlapping search reports only the first occurrence."""
-    from wheelaudit.index import locate
+    from wheelaudit.checks.index import locate
 
     table = SymbolTable(b"aaa\0baba\0", [0, 1, 2, 4, 6], bytes(5), unique=False)
     assert locate(table, [b"aa", b"aba", b"ba"]) == {b"aa": {0, 1}, b"aba": {3}, b"ba": {3, 4}}
@@ -553,7 +553,7 @@ def test_locate_in_order_equals_brute_force(names, needles, picks, order):
     start at a string's start or inside it (a shared tail)."""
     import random
 
-    from wheelaudit.index import locate
+    from wheelaudit.checks.index import locate
 
     blob = b"\0".join(names) + b"\0"
     starts = [0]
@@ -579,7 +579,7 @@ def test_locate_in_order_equals_brute_force(names, needles, picks, order):
 def test_a_signed_macho_is_never_spooled_sparse(fixture_wheels, fixture_build_dir):
     """Checking a code signature (WA607) hashes every page: a signed thin image is kept whole
     by the spool, an unsigned one only where the reader reads."""
-    from wheelaudit.readers import kept_ranges
+    from wheelaudit.binary import kept_ranges
 
     signed = (fixture_build_dir / "macho/arm64/lib/libexecutorch.dylib").read_bytes()
     unsigned = (fixture_build_dir / "macho/x86_64/lib/libexecutorch.dylib").read_bytes()

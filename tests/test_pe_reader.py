@@ -18,9 +18,9 @@ from pathlib import Path
 import lief
 import pytest
 
-from wheelaudit.cli import main
-from wheelaudit.readers import MalformedBinary, read_binary
-from wheelaudit.readers import pe
+from wheelaudit.cli.main import main
+from wheelaudit.binary import MalformedBinary, read_binary
+from wheelaudit.binary import pe
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from wheelaudit.readers import read_binary
+from wheelaudit.binary import read_binary
 
 WHEELAUDIT = shutil.which("wheelaudit", path=str(Path(sys.executable).parent)) or shutil.which("wheelaudit")
 
@@ -197,8 +197,8 @@ def test_inspect_json_platform_facts_follow_the_schema(platform_wheels, name, wa
 def _wheel(tag: str, *slices):
     from packaging.tags import parse_tag
 
-    from wheelaudit.conditions import traits_from_tags
-    from wheelaudit.facts import Binary
+    from wheelaudit.ruleset.conditions import traits_from_tags
+    from wheelaudit.model.binary import Binary
     from wheelaudit.scan import Wheel
 
     tags = sorted(parse_tag(tag), key=str)
@@ -225,8 +225,8 @@ def _wheel(tag: str, *slices):
     ("linux_ppc64", "ppc64le", None, False),
 ])
 def test_tag_model_on_facts(tag, arch, float_abi, ok):
-    from wheelaudit.facts import Slice
-    from wheelaudit.platforms import check_platform
+    from wheelaudit.model.binary import Slice
+    from wheelaudit.platforms.tags import check_platform
 
     found = [f for f in check_platform(_wheel(f"cp312-cp312-{tag}", Slice(arch=arch, float_abi=float_abi)))
              if f.code == "WA503"]
@@ -236,7 +236,7 @@ def test_tag_model_on_facts(tag, arch, float_abi, ok):
 def test_conditions_know_ios_and_android():
     from packaging.tags import parse_tag
 
-    from wheelaudit.conditions import traits_from_tags
+    from wheelaudit.ruleset.conditions import traits_from_tags
 
     t = traits_from_tags(parse_tag("cp313-cp313-ios_13_0_arm64_iphoneos"), "1.0")
     assert (t.os, t.arch) == ({"ios"}, {"arm64"})
@@ -250,7 +250,7 @@ def test_conditions_know_ios_and_android():
                                   b"A\x0f\x00\x00\x00aeabi\x00\x01\x05\x00\x00\x00\x80", b"B" + bytes(40),
                                   b"A\x14\x00\x00\x00aeabi\x00\x01\x09\x00\x00\x00\x05abc"])
 def test_damaged_arm_attributes_give_what_was_read(data):
-    from wheelaudit.readers.elf import arm_attributes
+    from wheelaudit.binary.elf import arm_attributes
 
     assert isinstance(arm_attributes(data, True), dict)
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from packaging.tags import parse_tag
 
-from wheelaudit.conditions import traits_from_tags
-from wheelaudit.facts import Binary, Slice
-from wheelaudit.platforms import (
+from wheelaudit.ruleset.conditions import traits_from_tags
+from wheelaudit.model.binary import Binary, Slice
+from wheelaudit.platforms.tags import (
     check_platform,
     highest_needs,
     manylinux_policy,

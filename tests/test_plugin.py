@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import wheelaudit
-from wheelaudit.cli import main as cli_main
+from wheelaudit.cli.main import main as cli_main
 
 pytest_plugins = ["pytester"]
 

@@ -1,4 +1,4 @@
-"""The policy data shipped as JSON (``wheelaudit.policydata``, ``policies/*.json``) and the
+"""The policy data shipped as JSON (``wheelaudit.platforms.policydata``, ``policies/*.json``) and the
 ``scripts/regen_*.py`` that regenerate it.
 
 The shipped files are checked for shape and against facts known from their upstreams; each
@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from wheelaudit import policydata
-from wheelaudit.platforms import manylinux_policy, policy_data
-from wheelaudit.policydata import (
+from wheelaudit.platforms import policydata
+from wheelaudit.platforms.tags import manylinux_policy, policy_data
+from wheelaudit.platforms.policydata import (
     elf_external_exports,
     linux_policy,
     policy_allows_version,
@@ -28,7 +28,7 @@ from wheelaudit.policydata import (
     windows_dll_origin,
     windows_system_dlls,
 )
-from wheelaudit.readers.elf import parse
+from wheelaudit.binary.elf import parse
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = ROOT / "scripts"
@@ -55,7 +55,7 @@ def test_each_data_file_has_a_header_naming_its_source_and_command(name):
 
 def test_the_data_files_are_package_data():
     text = (ROOT / "pyproject.toml").read_text()
-    assert '"policydata/*.json"' in text and '"policies/*.json"' in text
+    assert '"platforms/data/*.json"' in text
 
 
 # --------------------------------------------------------------------------------------------
@@ -243,7 +243,7 @@ def test_the_data_agrees_with_this_hosts_glibc():
 
 
 def test_elf_exports_stays_small():
-    path = ROOT / "src" / "wheelaudit" / "policydata" / "elf_exports.json"
+    path = ROOT / "src" / "wheelaudit" / "platforms" / "data" / "elf_exports.json"
     assert path.stat().st_size < 2_000_000
 
 

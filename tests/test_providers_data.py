@@ -22,9 +22,9 @@ from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name, parse_wheel_filename
 from packaging.version import Version
 
-from wheelaudit import policydata
-from wheelaudit.policydata import ProviderEntry, driver_library, providers_of, required_provider
-from wheelaudit.readers import read_binary
+from wheelaudit.platforms import policydata
+from wheelaudit.platforms.policydata import ProviderEntry, driver_library, providers_of, required_provider
+from wheelaudit.binary import read_binary
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "regen_providers.py"
@@ -118,7 +118,7 @@ def test_the_table_covers_what_the_issue_names(data):
 
 
 def test_the_data_stays_small():
-    path = Path(policydata.__file__).parent / "providers.json"
+    path = Path(policydata.__file__).parent / "data" / "providers.json"
     assert path.stat().st_size < 2_000_000
 
 

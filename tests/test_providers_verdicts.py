@@ -7,9 +7,9 @@ from pathlib import Path
 
 from packaging.tags import parse_tag
 
-from wheelaudit.conditions import traits_from_tags
-from wheelaudit.facts import Binary, Dependency, Rpath, Slice
-from wheelaudit.linkage import check_linkage, resolution_table
+from wheelaudit.ruleset.conditions import traits_from_tags
+from wheelaudit.model.binary import Binary, Dependency, Rpath, Slice
+from wheelaudit.checks.linkage import check_linkage, resolution_table
 from wheelaudit.scan import Wheel
 
 LINUX = "cp311-cp311-manylinux_2_28_x86_64"
@@ -72,8 +72,8 @@ def test_nobody_known_is_still_wa501():
 
 
 def test_an_optional_dependency_is_a_warning():
-    from wheelaudit.globs import Glob
-    from wheelaudit.ruleset import LinkageRule
+    from wheelaudit.ruleset.globs import Glob
+    from wheelaudit.ruleset.load import LinkageRule
 
     w = wheel(["libtbb.so.12", "libgomp.so.1.0.0"])
     rule = LinkageRule(optional=[Glob("libtbb.so.*", cross_slash=True), Glob("libgomp.so.*", cross_slash=True)])

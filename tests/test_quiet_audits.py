@@ -22,10 +22,10 @@ from pathlib import Path
 
 import pytest
 
-from wheelaudit.cli import main
-from wheelaudit.diff import diff_wheels, library_stem
-from wheelaudit.dups import FORTRAN
-from wheelaudit.ruleset import parse_rules
+from wheelaudit.cli.main import main
+from wheelaudit.review.diff import diff_wheels, library_stem
+from wheelaudit.review.dups import FORTRAN
+from wheelaudit.ruleset.load import parse_rules
 from wheelaudit.scan import scan
 
 EXT = ".cpython-311-x86_64-linux-gnu.so"

@@ -7,9 +7,9 @@ from pathlib import Path
 from packaging.tags import parse_tag
 
 from wheelaudit import audit_wheels
-from wheelaudit.conditions import traits_from_tags
-from wheelaudit.facts import Binary, Dependency, Rpath, Slice
-from wheelaudit.ruleset import parse_rules
+from wheelaudit.ruleset.conditions import traits_from_tags
+from wheelaudit.model.binary import Binary, Dependency, Rpath, Slice
+from wheelaudit.ruleset.load import parse_rules
 from wheelaudit.scan import Wheel
 
 LINUX = "cp311-cp311-manylinux_2_28_x86_64"

@@ -11,9 +11,9 @@ import pytest
 from packaging.tags import Tag
 from packaging.utils import parse_wheel_filename
 
-from wheelaudit.conditions import Condition, WheelTraits, traits_from_tags
-from wheelaudit.globs import Glob, SymbolPattern
-from wheelaudit.ruleset import (
+from wheelaudit.ruleset.conditions import Condition, WheelTraits, traits_from_tags
+from wheelaudit.ruleset.globs import Glob, SymbolPattern
+from wheelaudit.ruleset.load import (
     MAX_RULES_SIZE,
     BinaryRule,
     ComponentRule,

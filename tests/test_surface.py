@@ -144,7 +144,7 @@ def test_absolute_link_path_is_wa702_error_and_the_build_fails(surface_wheels, t
 
 
 def test_soname_disagreement_is_wa703_and_the_consumer_does_not_load(surface_wheels, tmp_path):
-    from wheelaudit.readers import read_binary
+    from wheelaudit.binary import read_binary
 
     _, findings = _audit(surface_wheels["demo_soname"])
     assert _codes(findings) == [("WA703", "error")]

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from wheelaudit.facts import Symbol
-from wheelaudit.globs import SymbolPattern
-from wheelaudit.index import NameIndex, SymbolIndex
-from wheelaudit.symbols import demangle, qualified_name
+from wheelaudit.model.binary import Symbol
+from wheelaudit.ruleset.globs import SymbolPattern
+from wheelaudit.checks.index import NameIndex, SymbolIndex
+from wheelaudit.binary.symbols import demangle, qualified_name
 
 
 @pytest.mark.parametrize("mangled, want", [
@@ -76,7 +76,7 @@ from itertools import compress  # noqa: E402
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from wheelaudit.readers import _columns  # noqa: E402
+from wheelaudit.binary import _columns  # noqa: E402
 
 
 @settings(max_examples=300, deadline=None)

@@ -13,11 +13,11 @@ import pytest
 from wheel.wheelfile import WheelFile
 
 from wheelaudit import audit, load_rules
-from wheelaudit.cli import main
-from wheelaudit.linkage import resolution_table
-from wheelaudit.ruleset import parse_rules
+from wheelaudit.cli.main import main
+from wheelaudit.checks.linkage import resolution_table
+from wheelaudit.ruleset.load import parse_rules
 from wheelaudit.scan import scan
-from wheelaudit.together import NotTogether, TogetherWheel, merge_wheels, scan_together
+from wheelaudit.scan.together import NotTogether, TogetherWheel, merge_wheels, scan_together
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNTIMES = ROOT / "rules" / "runtimes.toml"

@@ -148,8 +148,8 @@ def test_wa506_can_be_ignored_like_any_code(unbound_wheels):
 
 
 def test_readers_record_weak_imports_and_the_macho_library_of_each_import(unbound_libs):
-    from wheelaudit.facts import MACHO_FLAT
-    from wheelaudit.readers import read_binary
+    from wheelaudit.model.binary import MACHO_FLAT
+    from wheelaudit.binary import read_binary
 
     elf = read_binary((unbound_libs / "elf" / "_unb_ver.so").read_bytes(), "_unb_ver.so").slices[0]
     assert "prov_opt" in elf.weak_imports and "prov_b" not in elf.weak_imports

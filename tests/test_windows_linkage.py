@@ -7,10 +7,10 @@ from pathlib import Path
 
 from packaging.tags import parse_tag
 
-from wheelaudit.conditions import traits_from_tags
-from wheelaudit.dll_directories import dll_directories, folders_in
-from wheelaudit.facts import Binary, Dependency, Slice
-from wheelaudit.linkage import check_linkage, resolution_table
+from wheelaudit.ruleset.conditions import traits_from_tags
+from wheelaudit.archive.dll_directories import dll_directories, folders_in
+from wheelaudit.model.binary import Binary, Dependency, Slice
+from wheelaudit.checks.linkage import check_linkage, resolution_table
 from wheelaudit.scan import Wheel
 
 WIN = "cp311-cp311-win_amd64"

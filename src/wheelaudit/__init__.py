@@ -21,10 +21,10 @@ __version__ = "0.1.0"
 #: public name -> the submodule that defines it
 _EXPORTS = {
     "scan": "api", "load_rules": "api", "audit": "api", "audit_wheels": "api",
-    "Binary": "facts", "Slice": "facts", "Symbol": "facts", "Dependency": "facts", "Rpath": "facts",
-    "Finding": "findings", "CODES": "findings",
-    "Report": "report", "WheelReport": "report",
-    "Ruleset": "ruleset", "RulesError": "ruleset",
+    "Binary": "model.binary", "Slice": "model.binary", "Symbol": "model.binary", "Dependency": "model.binary", "Rpath": "model.binary",
+    "Finding": "model.finding", "CODES": "model.finding",
+    "Report": "model.report", "WheelReport": "model.report",
+    "Ruleset": "ruleset.load", "RulesError": "ruleset.load",
     "Wheel": "model.wheel",
     "NotAWheel": "archive",
 }
@@ -32,13 +32,13 @@ _EXPORTS = {
 __all__ = ["__version__", *_EXPORTS]
 
 if TYPE_CHECKING:  # for type checkers and IDEs: the eager imports
-    from .api import audit, audit_wheels, load_rules, scan
-    from .facts import Binary, Dependency, Rpath, Slice, Symbol
-    from .findings import CODES, Finding
-    from .report import Report, WheelReport
-    from .ruleset import Ruleset, RulesError
-    from .model.wheel import Wheel
-    from .archive import NotAWheel
+    from wheelaudit.api import audit, audit_wheels, load_rules, scan
+    from wheelaudit.model.binary import Binary, Dependency, Rpath, Slice, Symbol
+    from wheelaudit.model.finding import CODES, Finding
+    from wheelaudit.model.report import Report, WheelReport
+    from wheelaudit.ruleset.load import Ruleset, RulesError
+    from wheelaudit.model.wheel import Wheel
+    from wheelaudit.archive import NotAWheel
 
 
 def __getattr__(name: str) -> Any:
@@ -60,7 +60,7 @@ class _Package(types.ModuleType):
     # the submodule sets the package's attribute to the module, which this property ignores.
     @property
     def scan(self):  # type: ignore[override]
-        from .api import scan
+        from wheelaudit.api import scan
 
         return scan
 

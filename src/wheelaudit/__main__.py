@@ -1,3 +1,3 @@
-from .cli import console
+from wheelaudit.cli.main import console
 
 console()

@@ -8,12 +8,12 @@ import os
 from collections.abc import Iterable, Sequence
 from typing import Literal, Union
 
-from .evaluate import evaluate
-from .model.codes import parse_selectors, parse_severities, parse_severity, severity_of
-from .report import Report
-from .ruleset import Ruleset, load_rules
-from .model.wheel import Wheel
-from .scan import scan
+from wheelaudit.checks.evaluate import evaluate
+from wheelaudit.model.codes import parse_selectors, parse_severities, parse_severity, severity_of
+from wheelaudit.model.report import Report
+from wheelaudit.ruleset.load import Ruleset, load_rules
+from wheelaudit.model.wheel import Wheel
+from wheelaudit.scan import scan
 
 PathLike = Union[str, "os.PathLike[str]"]
 FailOn = Literal["error", "warning"]
@@ -37,11 +37,11 @@ def audit(path: PathLike | Sequence[PathLike], rules: Ruleset | PathLike | None 
     integrity, unreadable binaries and linkage). ``select``/``ignore``/``fail_on`` default to the
     ruleset's own settings; ``severity`` (``{"WA502": "error"}``, codes or families) overrides
     codes' severities on top of the ruleset's ``severity``. A code or family that does not exist
-    raises :class:`wheelaudit.model.codes.CodeError` (a ValueError) before anything is read. Returns a :class:`~wheelaudit.report.Report`; ``report.ok`` tells
+    raises :class:`wheelaudit.model.codes.CodeError` (a ValueError) before anything is read. Returns a :class:`~wheelaudit.model.report.Report`; ``report.ok`` tells
     whether it passes.
 
     With ``together=True`` the wheels are audited as one install (``check --together``, see
-    :mod:`wheelaudit.together`): the report has one entry, for the merged tree.
+    :mod:`wheelaudit.scan.together`): the report has one entry, for the merged tree.
     """
     select = parse_selectors(select)  # (a typo is refused before anything is read)
     ignore = parse_selectors(ignore)
@@ -53,7 +53,7 @@ def audit(path: PathLike | Sequence[PathLike], rules: Ruleset | PathLike | None 
     strings = ruleset.strings() if ruleset is not None else []
     interest = ruleset.interest() if ruleset is not None else None
     if together:
-        from .together import scan_together
+        from wheelaudit.scan.together import scan_together
 
         wheels: list[Wheel] = [scan_together(paths, strings=strings, interest=interest, jobs=jobs)]
     else:

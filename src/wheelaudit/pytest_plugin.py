@@ -37,11 +37,11 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
-    from .conditions import Condition
-    from .findings import Finding
-    from .report import Report
-    from .ruleset import Ruleset
-    from .model.wheel import Wheel
+    from wheelaudit.ruleset.conditions import Condition
+    from wheelaudit.model.finding import Finding
+    from wheelaudit.model.report import Report
+    from wheelaudit.ruleset.load import Ruleset
+    from wheelaudit.model.wheel import Wheel
 
 __all__ = ["WheelauditWheel", "WheelauditItem", "AuditFailed"]
 
@@ -135,7 +135,7 @@ class _State:
         """``--wheelaudit-rules``, else the ``wheelaudit_rules`` ini option, else pyproject
         discovery from the rootdir (as the CLI does), else ``None`` (built-in checks only)."""
         if not self._rules_loaded:
-            from .ruleset import RulesError, load_rules
+            from wheelaudit.ruleset.load import RulesError, load_rules
 
             opt = self.config.getoption("wheelaudit_rules", None)
             ini = self.config.getini("wheelaudit_rules")
@@ -150,7 +150,7 @@ class _State:
                                        + ("" if opt else " (the wheelaudit_rules ini option)"))
                     self._ruleset = load_rules(path)
                 else:
-                    from .config import find_rules
+                    from wheelaudit.ruleset.config import find_rules
 
                     self._ruleset, _where = find_rules(self.config.rootpath)
             except RulesError as exc:
@@ -177,7 +177,7 @@ class _State:
     def scan(self, path: PathLike, strings: Iterable[bytes] | None = None) -> Wheel:
         """The scanned wheel at ``path`` (cached per path; rescanned only when more byte strings
         are needed than the cached scan looked for). ``strings`` default to the session rules'."""
-        from .scan import scan
+        from wheelaudit.scan import scan
 
         key = Path(path).resolve()
         if strings is None:
@@ -200,8 +200,8 @@ class _State:
               select: Iterable[str] | None = None, ignore: Iterable[str] | None = None,
               fail_on: str | None = None) -> Report:
         """Evaluate ``rules`` (default: the session's) over the cached scan of ``path``."""
-        from .api import audit_wheels
-        from .ruleset import Ruleset, load_rules
+        from wheelaudit.api import audit_wheels
+        from wheelaudit.ruleset.load import Ruleset, load_rules
 
         if rules is None:
             try:
@@ -236,8 +236,8 @@ class _State:
 
     def together_report(self) -> Report:
         """All given wheels laid out as one install, evaluated with the session's rules."""
-        from .api import audit_wheels
-        from .together import merge_wheels
+        from wheelaudit.api import audit_wheels
+        from wheelaudit.scan.together import merge_wheels
 
         try:
             ruleset = self.ruleset()
@@ -279,7 +279,7 @@ def _expand(entry: str, base: Path, where: str) -> list[Path]:
 
 
 def _codes(values: Sequence[str] | None, option: str) -> tuple[str, ...] | None:
-    from .model.codes import CodeError, parse_selectors
+    from wheelaudit.model.codes import CodeError, parse_selectors
 
     try:
         return parse_selectors(values)
@@ -383,7 +383,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         raise pytest.UsageError(f"wheelaudit: {_NO_WHEELS}")
     if state.together:
         # one collector for the set; its traits are the union of the wheels' (as --together)
-        from .conditions import WheelTraits
+        from wheelaudit.ruleset.conditions import WheelTraits
 
         traits = WheelTraits(
             platforms=tuple(sorted({p for _, _, t, _ in wheels for p in t.platforms})),
@@ -408,8 +408,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 
 def _wheel_tags(path: Path) -> tuple[Any, str]:
     """The wheel's traits and its tags as text, read from its name / WHEEL file (no scan)."""
-    from .conditions import traits_from_tags
-    from .archive import NotAWheel, open_wheel
+    from wheelaudit.ruleset.conditions import traits_from_tags
+    from wheelaudit.archive import NotAWheel, open_wheel
 
     try:
         with open_wheel(path) as source:
@@ -473,8 +473,8 @@ class WheelauditItem(pytest.Item):
         return parent
 
     def runtest(self) -> None:
-        from .findings import SEVERITY_RANK
-        from .archive import NotAWheel
+        from wheelaudit.model.finding import SEVERITY_RANK
+        from wheelaudit.archive import NotAWheel
 
         state = _state(self.config)
         try:
@@ -519,9 +519,9 @@ def _render(report: Report, findings: list[Finding]) -> str:
     """The CLI's text (``wheelaudit check``) for these findings, without its summary line."""
     import io
 
-    from .render.text import render_report
-    from .report import Report as _Report
-    from .report import WheelReport
+    from wheelaudit.render.text import render_report
+    from wheelaudit.model.report import Report as _Report
+    from wheelaudit.model.report import WheelReport
 
     sub = _Report([WheelReport(report.wheels[0].wheel, findings)], report.rules_path, report.rules_name,
                   report.fail_on, report.select, report.ignore)
@@ -592,7 +592,7 @@ def wheelaudit_scan(request: pytest.FixtureRequest) -> Callable[[PathLike], Whee
 @pytest.fixture(scope="session")
 def wheelaudit_audit(request: pytest.FixtureRequest) -> Callable[..., Report]:
     """A factory ``wheelaudit_audit(path, rules=None, *, select=None, ignore=None, fail_on=None)
-    -> Report``. ``rules`` is a rules file or a :class:`~wheelaudit.ruleset.Ruleset`; ``None``
+    -> Report``. ``rules`` is a rules file or a :class:`~wheelaudit.ruleset.load.Ruleset`; ``None``
     means the session's rules (``--wheelaudit-rules``, ``wheelaudit_rules``, pyproject)."""
     state = _state(request.config)
 

@@ -20,9 +20,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..readers import MAGIC_SIZE, detect, kept_ranges
-from .limits import MEMORY_LIMIT
-from .zipdir import Member
+from wheelaudit.binary import MAGIC_SIZE, detect, kept_ranges
+from wheelaudit.archive.limits import MEMORY_LIMIT
+from wheelaudit.archive.zipdir import Member
 
 # The inflater: ISA-L when installed (the same streams and results as zlib, faster), else zlib.
 try:
@@ -180,7 +180,7 @@ class MemberReader:
 
         A native member over :data:`MEMORY_LIMIT` goes to an anonymous temporary file, of which
         only the ranges its reader reads are written when its first bytes say which
-        (:func:`~wheelaudit.readers.kept_ranges`: a thin Mach-O file's load commands)."""
+        (:func:`~wheelaudit.binary.kept_ranges`: a thin Mach-O file's load commands)."""
         sha = hashlib.sha256()
         size = 0
         it = self.chunks(m)
@@ -196,7 +196,7 @@ class MemberReader:
                     break
             fmt = detect(head[:MAGIC_SIZE]) if len(head) >= 4 else None
             if fmt is not None and m.size > MEMORY_LIMIT:
-                from ..strings import StreamSearch
+                from wheelaudit.binary.strings import StreamSearch
 
                 search = StreamSearch(needles, fat_regions(head, m.size)) if needles else None
                 spool = tempfile.TemporaryFile(prefix="wheelaudit-")  # noqa: SIM115 - closed by the map

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from ..findings import Finding
+from wheelaudit.model.finding import Finding
 
 if TYPE_CHECKING:
     from packaging.tags import Tag

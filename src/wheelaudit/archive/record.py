@@ -5,9 +5,9 @@ from __future__ import annotations
 import csv
 import io
 
-from ..findings import Finding
-from .members import MemberData
-from .names import unsafe_member_name
+from wheelaudit.model.finding import Finding
+from wheelaudit.archive.members import MemberData
+from wheelaudit.archive.names import unsafe_member_name
 
 #: the largest RECORD read (about 500,000 rows)
 RECORD_LIMIT = 64 << 20

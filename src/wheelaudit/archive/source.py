@@ -9,13 +9,13 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..findings import Finding
-from .errors import NotAWheel
-from .limits import MAX_MEMBERS
-from .members import MemberError, MemberReader
-from .metadata import WheelInfo, wheel_info
-from .record import RECORD_LIMIT, RecordChecker, parse_record
-from .zipdir import Member, read_zip_directory
+from wheelaudit.model.finding import Finding
+from wheelaudit.archive.errors import NotAWheel
+from wheelaudit.archive.limits import MAX_MEMBERS
+from wheelaudit.archive.members import MemberError, MemberReader
+from wheelaudit.archive.metadata import WheelInfo, wheel_info
+from wheelaudit.archive.record import RECORD_LIMIT, RecordChecker, parse_record
+from wheelaudit.archive.zipdir import Member, read_zip_directory
 
 #: file names of source distributions (refused: they hold no built code to audit)
 SDIST_SUFFIXES = (".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".tar")

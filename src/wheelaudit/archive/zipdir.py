@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from operator import attrgetter
 from pathlib import Path
 
-from ..findings import Finding
-from .errors import NotAWheel
-from .limits import MAX_MEMBER_SIZE, MAX_MEMBERS, MAX_RATIO, MAX_TOTAL_RATIO, RATIO_FLOOR, TOTAL_RATIO_FLOOR
-from .names import unsafe_member_name
+from wheelaudit.model.finding import Finding
+from wheelaudit.archive.errors import NotAWheel
+from wheelaudit.archive.limits import MAX_MEMBER_SIZE, MAX_MEMBERS, MAX_RATIO, MAX_TOTAL_RATIO, RATIO_FLOOR, TOTAL_RATIO_FLOOR
+from wheelaudit.archive.names import unsafe_member_name
 
 #: the compression methods the member reader inflates
 METHODS = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflate"}

@@ -78,7 +78,7 @@ def verify(data, slice_offset: int, slice_size: int, sig_offset: int, sig_size: 
     name where a bad page lies.
 
     ``data`` must hold every byte of the slice up to the code limit: a signed image is never
-    spooled sparse (:func:`wheelaudit.readers.macho.kept_ranges` keeps all of it).
+    spooled sparse (:func:`wheelaudit.binary.macho.kept_ranges` keeps all of it).
     """
     if sig_size <= 0:
         return Verdict("invalid", "LC_CODE_SIGNATURE has no bytes (datasize 0)")

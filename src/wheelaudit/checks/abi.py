@@ -22,10 +22,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..conditions import traits_from_tags
-from ..facts import Binary
-from ..findings import Finding
-from ..platforms import parse_platform
+from wheelaudit.ruleset.conditions import traits_from_tags
+from wheelaudit.model.binary import Binary
+from wheelaudit.model.finding import Finding
+from wheelaudit.platforms.tags import parse_platform
 
 if TYPE_CHECKING:
     from packaging.tags import Tag
@@ -114,7 +114,7 @@ def module_suffix(name: str) -> Suffix | None:
 def is_extension_module(b: Binary) -> bool:
     """An extension module: a native binary whose name ends in an extension-module suffix, or
     which exports ``PyInit_*``."""
-    from ..evaluate import is_python_extension  # (evaluate imports this module's caller)
+    from wheelaudit.checks.evaluate import is_python_extension  # (evaluate imports this module's caller)
 
     return is_python_extension(b)
 
@@ -216,7 +216,7 @@ def check_libpython(wheel) -> list[Finding]:
     """WA603: extension modules (ELF, Mach-O) that link libpython. (PE modules must import
     ``python3X.dll``: that is how Windows works.)"""
     out = []
-    from ..platforms import wheel_platforms
+    from wheelaudit.platforms.tags import wheel_platforms
 
     plats = wheel_platforms(wheel)
     if plats and all(p.family == "android" for p in plats):
@@ -251,7 +251,7 @@ def check_debug_info(wheel) -> list[Finding]:
         total = sum(s.debug_bytes for s in b.slices)
         if not total:
             continue
-        from ..render.text import human_size  # (here: a check imports no renderer it does not need)
+        from wheelaudit.render.text import human_size  # (here: a check imports no renderer it does not need)
 
         where = ".debug_* sections" if b.format == "elf" else "__DWARF"
         share = f"{100 * total / b.size:.0f}% of its {human_size(b.size)}" if b.size else ""
@@ -268,7 +268,7 @@ def check_debug_info(wheel) -> list[Finding]:
 
 def check_exec_stack(wheel) -> list[Finding]:
     """WA606: ELF libraries the loader would give an executable stack."""
-    from ..readers.elf import NO_GNU_STACK_NOTE
+    from wheelaudit.binary.elf import NO_GNU_STACK_NOTE
 
     out = []
     for b in wheel.libraries:

@@ -20,9 +20,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..findings import Finding, Severity
-from ..globs import Glob
-from ..surface.model import ImportedTarget, PkgConfigFile, Ref, Surface
+from wheelaudit.model.finding import Finding, Severity
+from wheelaudit.ruleset.globs import Glob
+from wheelaudit.surface.model import ImportedTarget, PkgConfigFile, Ref, Surface
 
 __all__ = ["check_surface", "missing_files", "absolute_paths", "soname_mismatches", "missing_includes",
            "undeclared_targets", "CMakeComponent", "Declaration"]
@@ -283,7 +283,7 @@ def undeclared_targets(components: Sequence[Any], files: Iterable[str], surface:
     another library than the owner.
 
     ``components``: objects with ``name``, ``cmake_target`` (None: not checked) and ``owner`` (a
-    :class:`~wheelaudit.globs.Glob` or a glob string), e.g. :class:`CMakeComponent` or the
+    :class:`~wheelaudit.ruleset.globs.Glob` or a glob string), e.g. :class:`CMakeComponent` or the
     ruleset's ``ComponentRule``."""
     files = list(files)
     out = []
@@ -345,14 +345,14 @@ def evaluate_consumer(wheel: Any, ruleset: Any = None) -> list[Finding]:
     if surface is None:
         if not components:
             return []
-        from ..surface import Surface
+        from wheelaudit.surface import Surface
 
         surface = Surface()
     identities = {b.path: b.identity for b in wheel.libraries}
     declarations: list[Declaration] = []
     cmake = getattr(ruleset, "cmake", None)
     if components and cmake is not None and cmake.declares is not None:
-        from ..surface.cmake import read_declarations
+        from wheelaudit.surface.cmake import read_declarations
 
         declarations = read_declarations(wheel.files, surface.texts.get, cmake.config, cmake.declares, cmake.namespace)
     return check_surface(surface, wheel.files, identities, components=components, declarations=declarations)

@@ -1,7 +1,7 @@
 """WA506: an imported symbol is defined by no library it can bind to.
 
 Each binary's undefined, non-weak imports are looked up where its loader binds them, over the
-dependencies as :mod:`wheelaudit.linkage` resolved them (``Resolution``):
+dependencies as :mod:`wheelaudit.checks.linkage` resolved them (``Resolution``):
 
 ELF (glibc's ld.so: one scope, no library named per symbol)
     The load closure: the binary's NEEDED libraries as resolved, theirs transitively, and for
@@ -12,7 +12,7 @@ ELF (glibc's ld.so: one scope, no library named per symbol)
     An unversioned definition in a library without symbol versions satisfies the import only
     when the version requirement names another library (ld.so asserts otherwise).
     glibc's libraries, libstdc++, libgcc_s, libatomic and zlib answer with
-    :func:`wheelaudit.policydata.elf_external_exports` for the wheel's lowest manylinux policy;
+    :func:`wheelaudit.platforms.policydata.elf_external_exports` for the wheel's lowest manylinux policy;
     an import whose glibc-style version node that policy does not allow is WA504's, not ours.
     Any other member (an allowed external without export data, a provided or unresolved
     dependency, a musllinux or android wheel's libc) could define anything: then nothing of
@@ -42,9 +42,11 @@ from __future__ import annotations
 from collections import deque
 from functools import lru_cache
 
-from .. import platforms, policydata
-from ..facts import MACHO_EXECUTABLE, MACHO_FLAT, Binary, Slice
-from ..findings import Finding, examples
+from wheelaudit.platforms import tags as platforms
+
+from wheelaudit.platforms import policydata
+from wheelaudit.model.binary import MACHO_EXECUTABLE, MACHO_FLAT, Binary, Slice
+from wheelaudit.model.finding import Finding, examples
 
 __all__ = ["check_unbound", "interpreter_symbol"]
 
@@ -388,7 +390,7 @@ def _named_findings(wheel, resolved, exports: _Exports, fmt: str) -> list[Findin
 
 def check_unbound(wheel, resolved, rule=None) -> list[Finding]:
     """WA506 over every binary of ``wheel``; ``resolved`` is
-    :func:`wheelaudit.linkage.resolve_wheel`'s answer (path -> arch -> [Resolution])."""
+    :func:`wheelaudit.checks.linkage.resolve_wheel`'s answer (path -> arch -> [Resolution])."""
     if rule is not None and not getattr(rule, "check", True):
         return []
     exports = _Exports({b.path: b for b in wheel.libraries})

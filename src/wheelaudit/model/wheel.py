@@ -7,13 +7,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..conditions import WheelTraits
-from ..facts import Binary
-from ..findings import Finding
-from ..index import Interest
+from wheelaudit.ruleset.conditions import WheelTraits
+from wheelaudit.model.binary import Binary
+from wheelaudit.model.finding import Finding
+from wheelaudit.checks.index import Interest
 
 if TYPE_CHECKING:
-    from ..surface import Surface
+    from wheelaudit.surface import Surface
 
 
 @dataclass
@@ -32,11 +32,11 @@ class Wheel:
     strings: tuple[bytes, ...] = ()  # the byte strings searched for
     #: the interest the local symbols were narrowed to (None: every symbol kept)
     interest: Interest | None = None
-    #: wheels audited together (wheelaudit.together): path inside the tree -> the wheel file it
+    #: wheels audited together (wheelaudit.scan.together): path inside the tree -> the wheel file it
     #: came from; empty for a single wheel
     origins: dict[str, str] = field(default_factory=dict)
     #: folders the wheel's packages add to the Windows DLL search when imported
-    #: (:mod:`wheelaudit.dll_directories`); read only for a wheel that ships PE binaries
+    #: (:mod:`wheelaudit.archive.dll_directories`); read only for a wheel that ships PE binaries
     dll_directories: list[str] = field(default_factory=list)
     #: the C++ consumer surface (CMake / pkg-config files, wheelaudit.surface); None when the wheel
     #: ships none of those files
@@ -55,8 +55,8 @@ class Wheel:
 
     def owners(self, pattern: str, *, strong_only: bool = False) -> list[str]:
         """Paths of the libraries that define a symbol matching ``pattern`` (SPEC §3 matching)."""
-        from ..globs import SymbolPattern
-        from ..index import SymbolIndex
+        from wheelaudit.ruleset.globs import SymbolPattern
+        from wheelaudit.checks.index import SymbolIndex
 
         pat = SymbolPattern(pattern)
         return sorted(b.path for b in self.libraries
@@ -64,8 +64,8 @@ class Wheel:
 
     def importers(self, pattern: str) -> list[str]:
         """Paths of the libraries that import (reference, undefined) a symbol matching ``pattern``."""
-        from ..globs import SymbolPattern
-        from ..index import NameIndex
+        from wheelaudit.ruleset.globs import SymbolPattern
+        from wheelaudit.checks.index import NameIndex
 
         pat = SymbolPattern(pattern)
         return sorted(b.path for b in self.libraries if NameIndex(n for sl in b.slices for n in sl.imports).any(pat))
@@ -73,6 +73,6 @@ class Wheel:
     @property
     def platform_tags(self) -> list[str]:
         """The platform parts of the wheel's tags (``macosx_14_0_arm64``)."""
-        from ..platforms import platform_strings
+        from wheelaudit.platforms.tags import platform_strings
 
         return platform_strings(self.tags)

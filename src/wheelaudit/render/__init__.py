@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
-    from ..report import Report
+    from wheelaudit.model.report import Report
 
 Renderer = Callable[["Report", TextIO, bool], None]
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from ..findings import Finding
-from ..report import Report
-from . import text
+from wheelaudit.model.finding import Finding
+from wheelaudit.model.report import Report
+from wheelaudit.render import text
 
 
 def escape_data(text: str) -> str:

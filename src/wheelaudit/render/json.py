@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any, TextIO
 
-from .. import __version__
-from ..facts import Binary, Slice
-from ..report import SCHEMA_VERSION, Report
-from ..model.wheel import Wheel
+from wheelaudit import __version__
+from wheelaudit.model.binary import Binary, Slice
+from wheelaudit.model.report import SCHEMA_VERSION, Report
+from wheelaudit.model.wheel import Wheel
 
 
 def render_report(report: Report, out: TextIO, color: bool = False) -> None:

@@ -15,8 +15,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import Any, TextIO
 
-from ..findings import SEVERITY_RANK, Finding
-from ..report import Report, WheelReport
+from wheelaudit.model.finding import SEVERITY_RANK, Finding
+from wheelaudit.model.report import Report, WheelReport
 
 #: the failure's ``message`` attribute is cut here (the full text is the element's body)
 MESSAGE_LIMIT = 400
@@ -35,10 +35,10 @@ def _ruleset(report: Report) -> Any:
 
         path = Path(report.rules_path)
         if path.name == "pyproject.toml":
-            from ..config import rules_from_pyproject
+            from wheelaudit.ruleset.config import rules_from_pyproject
 
             return rules_from_pyproject(path)
-        from ..ruleset import load_rules
+        from wheelaudit.ruleset.load import load_rules
 
         return load_rules(path)
     except Exception:  # noqa: BLE001 - without the ruleset the rules come from the findings

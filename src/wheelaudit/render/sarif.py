@@ -15,9 +15,9 @@ import json
 from typing import Any, TextIO
 from urllib.parse import quote
 
-from .. import __version__
-from ..findings import CODES, Finding
-from ..report import Report
+from wheelaudit import __version__
+from wheelaudit.model.finding import CODES, Finding
+from wheelaudit.model.report import Report
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"

@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 from typing import TextIO
 
-from ..findings import CODES, Finding
-from ..report import Report
-from ..model.wheel import Wheel
+from wheelaudit.model.finding import CODES, Finding
+from wheelaudit.model.report import Report
+from wheelaudit.model.wheel import Wheel
 
 RESET = "\033[0m"
 STYLES = {"error": "\033[31m", "warning": "\033[33m", "ok": "\033[32m", "dim": "\033[2m", "bold": "\033[1m"}

@@ -7,16 +7,16 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..archive import MemberData, MemberReader, open_wheel
-from ..conditions import traits_from_tags
-from ..facts import Binary
-from ..findings import Finding
-from ..index import Interest
-from ..model.wheel import Wheel
-from .plan import plan
-from .pool import Outcome, Pool, ScanFailed, can_fork, default_jobs
-from ..settings import flag
-from .read import binary_timeout, read_member
+from wheelaudit.archive import MemberData, MemberReader, open_wheel
+from wheelaudit.ruleset.conditions import traits_from_tags
+from wheelaudit.model.binary import Binary
+from wheelaudit.model.finding import Finding
+from wheelaudit.checks.index import Interest
+from wheelaudit.model.wheel import Wheel
+from wheelaudit.scan.plan import plan
+from wheelaudit.scan.pool import Outcome, Pool, ScanFailed, can_fork, default_jobs
+from wheelaudit.settings import flag
+from wheelaudit.scan.read import binary_timeout, read_member
 
 __all__ = ["scan", "Wheel", "ScanFailed", "binary_timeout", "default_jobs", "PARALLEL_MIN_BYTES", "FORCE_WORKERS_ENV"]
 
@@ -33,7 +33,7 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
     """Scan a ``.whl`` or an unpacked/installed tree.
 
     ``strings`` are byte strings to look for in every binary (the `strings` evidence of the
-    rules). ``interest`` (:meth:`Ruleset.interest() <wheelaudit.ruleset.Ruleset.interest>`): each
+    rules). ``interest`` (:meth:`Ruleset.interest() <wheelaudit.ruleset.load.Ruleset.interest>`): each
     binary's local symbols are narrowed to those the rules can look at (the result answers those
     rules only; default: every symbol kept). ``jobs`` worker processes read the members (default:
     one per core, and in-process for a small wheel; 1: in-process; where ``os.fork`` is missing,
@@ -45,7 +45,7 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
     :class:`ScanFailed` when a worker process dies; every other problem (an unreadable binary,
     a RECORD mismatch) becomes a finding.
     """
-    from ..progress import Progress
+    from wheelaudit.scan.progress import Progress
 
     needles: tuple[bytes, ...] = tuple(dict.fromkeys(s for s in strings if s))
     bound = binary_timeout(timeout)
@@ -83,13 +83,13 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
 
         surface = None
         if any(f.endswith((".cmake", ".pc")) for f in files):  # (the C++ consumer surface: issue #24)
-            from ..surface import read_surface
+            from wheelaudit.surface import read_surface
 
             oses = traits_from_tags(info.tags, info.version, name=info.name).os
             surface = read_surface(files, text_of, platform=next(iter(oses)) if len(oses) == 1 else None)
         dll_dirs: list[str] = []
         if any(b.format == "pe" for b in libraries):  # (folders added to the DLL search at import time)
-            from ..dll_directories import dll_directories
+            from wheelaudit.archive.dll_directories import dll_directories
 
             dll_dirs = dll_directories(files, text_of)
     for b in libraries:

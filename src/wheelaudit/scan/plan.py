@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..archive import Member
+from wheelaudit.archive import Member
 
 #: a member at least this large is a batch of its own
 BIG = 4 << 20

@@ -31,10 +31,10 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 
-from ..archive import MemberReader, WheelSource
-from ..facts import Binary
-from ..index import Interest
-from .read import Read, read_member, timed_out
+from wheelaudit.archive import MemberReader, WheelSource
+from wheelaudit.model.binary import Binary
+from wheelaudit.checks.index import Interest
+from wheelaudit.scan.read import Read, read_member, timed_out
 
 #: a worker still on one member this long after the bound is killed (stuck where the timer cannot reach)
 KILL_GRACE = 5.0

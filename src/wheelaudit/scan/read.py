@@ -9,11 +9,11 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
-from ..archive import Member, MemberReader
-from ..facts import Binary
-from ..index import Interest, narrow
-from ..readers import read_binary
-from ..symbols import SymbolTable
+from wheelaudit.archive import Member, MemberReader
+from wheelaudit.model.binary import Binary
+from wheelaudit.checks.index import Interest, narrow
+from wheelaudit.binary import read_binary
+from wheelaudit.binary.symbols import SymbolTable
 
 #: default bound on reading one binary, seconds (WHEELAUDIT_BINARY_TIMEOUT changes it)
 
@@ -29,7 +29,7 @@ class Read(NamedTuple):
 
 def binary_timeout(value: float | None = None) -> float:
     """The per-binary time bound (:func:`wheelaudit.settings.binary_timeout`)."""
-    from ..settings import binary_timeout as configured
+    from wheelaudit.settings import binary_timeout as configured
 
     return configured(value)
 
@@ -56,7 +56,7 @@ def read_member(reader: MemberReader, m: Member, needles: tuple[bytes, ...], int
     data = md.data
     used: Sequence[bytes] = needles
     if md.search is not None:
-        from ..strings import PrecomputedStrings
+        from wheelaudit.binary.strings import PrecomputedStrings
 
         used = PrecomputedStrings(needles, md.search)
     try:
@@ -76,7 +76,7 @@ def read_member(reader: MemberReader, m: Member, needles: tuple[bytes, ...], int
 
 def refine(binary: Binary, interest: Interest | None) -> Binary:
     """Work on a binary's symbol tables done where it was read: with an ``interest``, the local
-    symbols narrowed to those the rules can match (:func:`wheelaudit.index.narrow`) and its hints
+    symbols narrowed to those the rules can match (:func:`wheelaudit.checks.index.narrow`) and its hints
     located; without one, the tables' tails index built."""
     for s in binary.slices:
         s.exports = _refined(s.exports, interest, keep_all=True)

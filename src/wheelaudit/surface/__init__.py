@@ -13,10 +13,10 @@ import zipfile
 import zlib
 from collections.abc import Callable, Iterable
 
-from .cmake import SurfaceError, read_cmake
-from .model import (PREFIX, SITE, ConfigVariable, ImportedTarget, Layout, PackageConfig, PkgConfigFile, Ref,
+from wheelaudit.surface.cmake import SurfaceError, read_cmake
+from wheelaudit.surface.model import (PREFIX, SITE, ConfigVariable, ImportedTarget, Layout, PackageConfig, PkgConfigFile, Ref,
                     Surface)
-from .pkgconfig import read_pkgconfig
+from wheelaudit.surface.pkgconfig import read_pkgconfig
 
 __all__ = ["read_surface", "has_surface", "Surface", "ImportedTarget", "PackageConfig", "ConfigVariable",
            "PkgConfigFile", "Ref", "Layout", "SurfaceError", "PREFIX", "SITE"]

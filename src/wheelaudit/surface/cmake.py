@@ -25,8 +25,8 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from ..globs import Glob, GlobError
-from .model import ConfigVariable, ImportedTarget, Layout, PackageConfig, Ref, display
+from wheelaudit.ruleset.globs import Glob, GlobError
+from wheelaudit.surface.model import ConfigVariable, ImportedTarget, Layout, PackageConfig, Ref, display
 
 MAX_DEPTH = 16  # nested include()s
 MAX_FILES = 256  # files read per package config
@@ -207,7 +207,7 @@ def split_list(value: str) -> list[str]:
 
 
 def _glob(pattern: str, recurse: bool) -> Glob:
-    """A ``file(GLOB)`` pattern as a :class:`~wheelaudit.globs.Glob` (CMake's globs have no braces:
+    """A ``file(GLOB)`` pattern as a :class:`~wheelaudit.ruleset.globs.Glob` (CMake's globs have no braces:
     they are literal here)."""
     escaped = pattern.replace("\\", "\\\\").replace("{", "\\{").replace("}", "\\}")
     try:
@@ -881,7 +881,7 @@ def read_declarations(files: Iterable[str], read_text: Callable[[str], str | Non
     """Targets a hand-written package config declares, found by the ``[cmake]`` table's
     ``declares`` regex (named groups ``name`` and ``library``) in each file that a ``config`` glob
     matches. Returns :class:`wheelaudit.checks.consumer.Declaration` objects."""
-    from ..checks.consumer import Declaration
+    from wheelaudit.checks.consumer import Declaration
 
     rx = re.compile(declares) if isinstance(declares, str) else declares
     globs = [Glob(c) if isinstance(c, str) else c for c in config]

@@ -13,8 +13,8 @@ import re
 import shlex
 from collections.abc import Callable
 
-from .cmake import SurfaceError, looks_like_path
-from .model import PREFIX, SITE, Layout, PkgConfigFile
+from wheelaudit.surface.cmake import SurfaceError, looks_like_path
+from wheelaudit.surface.model import PREFIX, SITE, Layout, PkgConfigFile
 
 MAX_VALUE = 1 << 20
 

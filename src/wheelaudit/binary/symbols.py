@@ -1,0 +1,512 @@
+"""Symbol names: demangling (packages, never our own) and name matching.
+
+Itanium names (``_Z...``) demangle with the ``cpp_demangle`` crate (behind
+:mod:`~wheelaudit.binary.demangle_guard`); MSVC names (``?...``, Windows DLLs) with LLVM's Microsoft
+demangler from ``pycxxfilt`` (abi3 wheels for CPython 3.11 and later). Without pycxxfilt (on
+Python 3.10) an MSVC name stays as it is: it still matches a rule entry spelled mangled.
+
+Names are as the linker sees them, less Mach-O's leading underscore and any ELF ``@version``.
+"""
+
+from __future__ import annotations
+
+import operator
+import re
+from array import array
+from collections.abc import Iterator, Sequence
+from functools import lru_cache
+from itertools import accumulate, compress, repeat
+from typing import TYPE_CHECKING
+
+import cpp_demangle
+
+from wheelaudit.binary.demangle_guard import guarded_demangle, suspicious
+
+from wheelaudit.model.binary import Symbol, make_symbol
+
+if TYPE_CHECKING:
+    from wheelaudit.ruleset.globs import SymbolPattern
+
+
+@lru_cache(maxsize=1 << 16)
+def _demangle_cached(name: str) -> str:
+    try:
+        if suspicious(name):  # could explode: demangle it in a capped worker
+            out = guarded_demangle(name)
+            return name if out is None else _cxxfilt_style(out)
+        return _cxxfilt_style(cpp_demangle.demangle(name))
+    except Exception:  # noqa: BLE001 - a name that is not valid Itanium stays as it is
+        return name
+
+
+def _cxxfilt_style(text: str) -> str:
+    """``cpp_demangle`` writes a few special names its own way (``{vtable(X)}``); use the
+    spelling of c++filt, which is what release engineers know and write in rules."""
+    if not text.startswith("{") or not text.endswith(")}"):
+        return text
+    for head, phrase in (("{vtable(", "vtable for "), ("{vtt(", "VTT for ")):
+        if text.startswith(head):
+            return phrase + text[len(head):-2]
+    head = "{virtual override thunk("
+    if text.startswith(head):
+        inner = text[len(head):-2]
+        # "{offset(-8)}, X" (non-virtual), "{virtual offset(0, -24)}, X" (virtual), or two
+        # offset blocks (covariant return)
+        blocks = 0
+        rest = inner
+        while rest.startswith("{") and "}, " in rest:
+            rest = rest[rest.index("}, ") + 3:]
+            blocks += 1
+        if blocks == 2:
+            return "covariant return thunk to " + rest
+        if blocks == 1:
+            kind = "virtual thunk to " if inner.startswith("{virtual offset") else "non-virtual thunk to "
+            return kind + rest
+    return text
+
+
+try:  # LLVM's MSVC demangler; its wheels are cp311-abi3 (see pyproject.toml)
+    from pycxxfilt import msvc_demangle as _msvc_demangle
+except ImportError:  # pragma: no cover - Python 3.10
+    _msvc_demangle = None
+
+#: an MSVC name longer than this is left as it is (MSVC itself hashes names past 4,096 bytes,
+#: so a longer one is not a compiler's; the bound keeps the demangler's work linear and small)
+MAX_MSVC_NAME = 8192
+#: the access and calling-convention words LLVM's MSVC demangler writes before the return type
+_MSVC_PREFIXES = ("public: ", "protected: ", "private: ")
+_MSVC_WORDS = re.compile(r"\b(?:__cdecl|__stdcall|__fastcall|__thiscall|__vectorcall|__clrcall|__ptr64) ?")
+
+
+@lru_cache(maxsize=1 << 16)
+def _msvc_cached(name: str) -> str:
+    try:
+        out = _msvc_demangle(name) if _msvc_demangle is not None and len(name) <= MAX_MSVC_NAME else None
+    except Exception:  # noqa: BLE001 - a name that is not valid MSVC stays as it is
+        return name
+    if not out:
+        return name
+    return _msvc_style(out)
+
+
+def _msvc_style(text: str) -> str:
+    """LLVM's undname output less what is not part of the name as rules write it: the access
+    specifier, ``static``/``virtual`` and the calling convention
+    (``public: static int __cdecl ns::f(int)`` -> ``int ns::f(int)``), as ``undname`` does with
+    its "no access specifiers / no calling convention" flags; :func:`qualified_name` then strips
+    the return type like an Itanium template function's."""
+    for p in _MSVC_PREFIXES:
+        if text.startswith(p):
+            text = text[len(p):]
+            break
+    for p in ("static ", "virtual "):
+        if text.startswith(p):
+            text = text[len(p):]
+    return _MSVC_WORDS.sub("", text).rstrip()
+
+
+def is_mangled(name: str) -> bool:
+    """A C++ name in a scheme :func:`demangle` reads: Itanium (``_Z``) or MSVC (``?``)."""
+    return name[:2] == "_Z" or name[:1] == "?"
+
+
+def demangle(name: str) -> str:
+    """The demangled C++ form of ``name``; C names and unknown schemes come back unchanged.
+
+    ``name`` is the undecorated name (``_ZN...``), i.e. without Mach-O's extra underscore, or
+    an MSVC decorated name (``?f@ns@@YAHH@Z``).
+    """
+    if name.startswith("_Z"):
+        return _demangle_cached(name)
+    if name.startswith("?"):
+        return _msvc_cached(name)
+    return name
+
+
+_SPECIAL_PREFIXES = (
+    "vtable for ", "VTT for ", "construction vtable for ", "typeinfo for ", "typeinfo name for ",
+    "guard variable for ", "non-virtual thunk to ", "virtual thunk to ", "covariant return thunk to ",
+    "TLS init function for ", "TLS wrapper function for ", "reference temporary for ",
+    "transaction clone for ",
+)
+
+
+def qualified_name(demangled: str) -> str:
+    """The demangled name without a leading return type or special-name prefix.
+
+    Template function instances demangle with their return type in front
+    (``int mlx::core::size_of_dtype<float>()``) and special names with a phrase
+    (``vtable for mlx::core::Foo``); SPEC §3 patterns name the qualified name, so the index
+    also files each symbol under this form. Returns ``demangled`` unchanged when there is
+    nothing to strip.
+    """
+    name = demangled
+    # fast path, for nearly every name: no space before the first "(" or "<" means no return
+    # type and no special-name phrase
+    stop = len(name)
+    for ch in "(<":
+        k = name.find(ch)
+        if k != -1 and k < stop:
+            stop = k
+    if name.find(" ", 0, stop) == -1 and not name.startswith("decltype("):
+        return demangled
+    for prefix in _SPECIAL_PREFIXES:
+        if name.startswith(prefix):
+            name = name[len(prefix):]
+            break
+    if name.startswith("decltype(auto) "):
+        name = name[len("decltype(auto) "):]
+    depth = 0
+    cut = -1
+    i, n = 0, len(name)
+    while i < n:
+        c = name[i]
+        if c == "<":
+            if not (name.endswith("operator", 0, i) or name.endswith("operator<", 0, i)):
+                depth += 1
+        elif c == ">":
+            if not (name.endswith("operator", 0, i) or name.endswith("operator-", 0, i) or name.endswith("operator>", 0, i)):
+                depth = max(0, depth - 1)
+        elif c == "(" and depth == 0:
+            if name.startswith("(anonymous namespace)", i):
+                i += len("(anonymous namespace)")
+                continue
+            if not name.endswith("operator", 0, i):
+                break
+        elif c == " " and depth == 0 and not name.endswith("operator", 0, i) and not name.endswith(",", 0, i):
+            cut = i
+        i += 1
+    return name[cut + 1:] if cut >= 0 else name
+
+
+# --------------------------------------------------------------------------------------------
+# Prefiltering on the mangled name (so that only candidates are demangled)
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_LITERAL_HEAD = re.compile(r"[A-Za-z0-9_:]*")
+#: std:: entities that Itanium abbreviates (St, Sa, Sb, Ss, Si, So, Sd): no <len><name> for them
+_STD_ABBREVIATED = {"allocator", "basic_string", "string", "istream", "ostream", "iostream"}
+
+
+#: the words with an underscore that a demangler writes without the mangled name spelling them:
+#: builtin types and the std:: entities Itanium abbreviates (see :func:`_spelled_piece`)
+_UNSPELLED_WORDS = ("char_traits", "basic_string", "basic_istream", "basic_ostream", "basic_iostream", "wchar_t",
+                    "char8_t", "char16_t", "char32_t", "nullptr_t", "__int128", "__float128", "_Float16", "_Float32",
+                    "_Float64", "_Float128", "_Float32x", "_Float64x", "__bf16", "bfloat16_t", "_Accum", "_Fract",
+                    "_Sat", "__restrict", "__vector", "__pixel", "__bool")
+_WORD = re.compile(r"[A-Za-z0-9_]+")
+
+
+def _spelled_piece(parts: list[str]) -> bytes | None:
+    """A literal piece of the entry that any mangled name it matches spells out, or None.
+
+    In a demangled name, a run of identifier characters lies inside one token: an identifier
+    (which the mangled name spells out: ``<length><identifier>``), a number, or a word the
+    demangler writes itself (``unsigned``, ``allocator``, ``vtable for``, ...). A piece made of
+    identifier characters with an underscore, at least six long, that no such word contains can
+    only come from an identifier: a mangled name matched through its demangled form contains it
+    as it is (``*openblas_get_config*``, whose leading ``*`` leaves no ``<length>`` to require).
+    """
+    best = None
+    for piece in parts:
+        for word in _WORD.findall(piece):
+            if (len(word) >= 6 and "_" in word and not word.isdigit()
+                    and not any(word in w for w in _UNSPELLED_WORDS)
+                    and (best is None or len(word) > len(best))):
+                best = word
+    return best.encode("ascii") if best is not None else None
+
+
+def _space_before_call(text: str) -> bool:
+    """A space outside template arguments before the first "(" (that is, a return type)."""
+    depth = 0
+    for c in text:
+        if c == "<":
+            depth += 1
+        elif c == ">":
+            depth = max(0, depth - 1)
+        elif c == "(" and depth == 0:
+            return False
+        elif c == " " and depth == 0:
+            return True
+    return False
+
+
+def pattern_hints(pattern: SymbolPattern) -> tuple[bytes, tuple[bytes, ...] | None]:
+    """What a raw symbol name must contain to be matched by ``pattern``: ``(plain, mangled)``.
+
+    ``plain``: the longest literal piece of the entry. A C name, or a mangled name matched as
+    it is, that the entry matches contains it.
+
+    ``mangled``: ``<length><identifier>`` encodings that an Itanium-mangled name contains when
+    its demangled (or return-type-stripped) form is matched: every complete identifier of the
+    entry's literal head (``mlx::core::add`` -> ``3mlx``, ``4core``, ``3add``), since a mangled
+    name spells every identifier it uses out in full once (later mentions are substitutions of
+    that first one), and an incomplete last one as a bare substring (``mlx::core::ad*`` ->
+    ``ad``). Only single identifiers: the head may be a template function's return type, whose
+    scopes are not spelled one after the other (``NS_4Type``). None when the head
+    gives nothing safe to require (``std::``, operators, ``(anonymous namespace)``, a leading
+    ``*``), unless a literal piece can only come from an identifier (:func:`_spelled_piece`);
+    else None: then every mangled name is a candidate.
+    """
+    parts = getattr(pattern, "_parts", None)  # the pattern's own split at its (unescaped) stars
+    if not parts:
+        return pattern.literal_prefix.encode("utf-8", "surrogatepass"), None
+    plain = max(parts, key=len).encode("utf-8", "surrogatepass")
+    head = parts[0]
+    if _space_before_call(head):
+        # "int ns::f", "ns::T<int> ns::f", "vtable for X": the head starts with a return type or
+        # a special-name phrase, not with the entity's scopes
+        return plain, None
+    m = _LITERAL_HEAD.match(head)
+    lit = m.group(0) if m else ""
+    # the last piece of `lit` is a whole identifier when the entry goes on with "(", "<", "@",
+    # "[" right after it, or when the entry ends there (names continue only with ( @ :: <)
+    rest = head[len(lit):]
+    if rest and rest[0] not in "(<@[":
+        # "int mlx::f", "vtable for X": the head is not (only) the entity's scopes
+        return plain, None
+    whole_last = bool(rest) or len(parts) == 1
+    pieces = lit.split("::")
+    if lit.endswith("::"):
+        pieces.pop()
+        whole_last = True
+    hints: list[bytes] = []
+    if pieces and pieces[0] == "std":
+        pieces.pop(0)
+        if pieces and pieces[0] in _STD_ABBREVIATED:
+            pieces.pop(0)
+    for k, piece in enumerate(pieces):
+        last = k == len(pieces) - 1
+        if not piece or piece.startswith("operator") or not _IDENT.match(piece):
+            continue
+        if last and not whole_last:
+            if "operator".startswith(piece):  # "ope*" may be an operator, spelled "pl", "ls", ...
+                continue
+            hints.append(piece.encode("ascii"))
+        else:
+            hints.append(f"{len(piece)}{piece}".encode("ascii"))
+    if hints:
+        return plain, tuple(hints)
+    spelled = _spelled_piece(parts)
+    return plain, ((spelled,) if spelled is not None else None)
+
+
+# --------------------------------------------------------------------------------------------
+# Compact symbol tables
+
+BINDINGS: tuple[str, ...] = ("global", "weak", "local")
+TYPES: tuple[str, ...] = ("func", "data", "other")
+BINDING_CODE = {b: i for i, b in enumerate(BINDINGS)}
+TYPE_CODE = {t: i for i, t in enumerate(TYPES)}
+
+
+def symbol_code(binding: str, type_: str) -> int:
+    """One byte for a symbol's binding and type (see :class:`SymbolTable`)."""
+    return BINDING_CODE[binding] << 2 | TYPE_CODE[type_]
+
+
+
+
+def _restore_table(blob, offsets, codes, versions, vindex, underscore, unique, tails=None, hits=None, narrowed=False):
+    if isinstance(blob, memoryview):
+        blob = blob.obj if isinstance(blob.obj, bytes) and len(blob.obj) == blob.nbytes else blob.tobytes()
+    table = SymbolTable(blob, offsets, codes, versions, vindex, underscore=underscore, unique=unique)
+    table._tails = tails
+    table.hits = hits
+    table.narrowed = narrowed
+    return table
+
+
+class SymbolTable(Sequence[Symbol]):
+    """The defined symbols of one table, kept compactly: a read-only sequence of :class:`Symbol`.
+
+    A big library holds hundreds of thousands of symbols (``libtorch_cpu.so``: 74,000 exports and
+    390,000 locals); as objects they would cost hundreds of megabytes and seconds to build, ship
+    between processes and demangle, while a rule looks at a handful. So a table keeps the names
+    where the file has them — ``blob``, a NUL-separated string table (the ELF ``.strtab`` itself,
+    or the joined names of a Mach-O export trie), each name starting at ``offsets[i]`` — and one
+    byte per symbol for binding and type (``codes``), plus a version index (``vindex`` into
+    ``versions``) for ELF exports. A :class:`Symbol` is made when an item is read; names are
+    decoded as UTF-8 (``backslashreplace``), Mach-O's leading underscore dropped
+    (``underscore``). With ``unique=False`` the entries may repeat a (name, type) pair, which is
+    dropped (first one kept) the first time the sequence is read as a whole.
+
+    ``hits`` (set by :func:`wheelaudit.checks.index.narrow`, in the worker that read the table): the
+    raw indices of the entries whose name contains each of a ruleset's hints; ``narrowed``: the
+    table keeps only the entries those hints (and, for some rulesets, every mangled name) pick,
+    so it answers that ruleset's lookups and no others.
+    """
+
+    __slots__ = ("blob", "offsets", "codes", "versions", "vindex", "underscore", "_order", "_tails", "hits",
+                 "narrowed", "_ascending")
+
+    def __init__(self, blob: bytes, offsets: Sequence[int], codes: bytes, versions: tuple[str | None, ...] = (None,),
+                 vindex: Sequence[int] | None = None, *, underscore: bool = False, unique: bool = True,
+                 ascending: bool | None = None) -> None:
+        self.blob = blob
+        self.offsets = offsets if isinstance(offsets, array) else array("Q", offsets)
+        self.codes = bytes(codes)
+        self.versions = tuple(versions)
+        self.vindex = vindex
+        self.underscore = underscore
+        # None: every entry counts; False: repeats not dropped yet; a list: the entries kept
+        self._order: list[int] | bool | None = None if unique else False
+        self._tails: dict[int, list[tuple[int, int]]] | None = None
+        self.hits: dict[bytes, set[int]] | None = None
+        self.narrowed = False
+        self._ascending = ascending
+
+    def ascending(self) -> bool:
+        """Whether ``offsets`` never decrease (ld64 writes a string table in the order of its
+        symbols; ELF linkers do not), found once (``ascending=``: known by the reader)."""
+        if self._ascending is None:
+            from wheelaudit.binary._columns import ascending
+
+            self._ascending = ascending(self.offsets)
+        return self._ascending
+
+    def tails(self) -> dict[int, list[tuple[int, int]]]:
+        """Entries whose name starts inside another string of the blob (a linker that merges
+        "bar" into "foobar"): string start -> [(offset, raw index)]. Usually empty; computed
+        once (by the reader, in the worker process, when it builds the table)."""
+        if self._tails is None:
+            blob, offsets = self.blob, self.offsets
+            tails: dict[int, list[tuple[int, int]]] = {}
+            if len(offsets):
+                before = bytes(map(blob.__getitem__, map(operator.sub, offsets, repeat(1))))
+                for i in compress(range(len(offsets)), before):  # the byte before is not a NUL
+                    o = offsets[i]
+                    if o:
+                        tails.setdefault(blob.rfind(b"\0", 0, o) + 1, []).append((o, i))
+            self._tails = tails
+        return self._tails
+
+    def subset(self, indices: Sequence[int]) -> SymbolTable:
+        """A table of the entries at ``indices`` (raw indices, ascending), in that order, each
+        name a string of its own in a new blob (repeats, if this table may have them, kept)."""
+        blob, offsets = self.blob, self.offsets
+        find = blob.find
+        names = [blob[o:find(b"\0", o)] for o in map(offsets.__getitem__, indices)]
+        new_blob = b"\0".join(names) + b"\0" if names else b""
+        new_offsets = array(offsets.typecode, accumulate((len(n) + 1 for n in names[:-1]), initial=0) if names else ())
+        codes = bytes(map(self.codes.__getitem__, indices))
+        vindex = self.vindex
+        if vindex is not None:
+            picked = map(vindex.__getitem__, indices)
+            vindex = bytes(picked) if isinstance(vindex, bytes) else array(getattr(vindex, "typecode", "Q"), picked)
+        table = SymbolTable(new_blob, new_offsets, codes, self.versions, vindex, underscore=self.underscore,
+                            unique=self._order is None)
+        table._tails = {}
+        return table
+
+    # ---- raw access (index i of the stored entries) -------------------------------------------
+    @property
+    def raw_count(self) -> int:
+        """Stored entries (before any lazy deduplication)."""
+        return len(self.offsets)
+
+    def raw_name(self, i: int) -> str:
+        blob = self.blob
+        start = self.offsets[i]
+        end = blob.find(b"\0", start)
+        raw = blob[start:end] if end >= 0 else blob[start:]
+        if self.underscore and raw[:1] == b"_":
+            raw = raw[1:]
+        return raw.decode("utf-8", "backslashreplace")
+
+    def raw_symbol(self, i: int, demangled: str | None = None) -> Symbol:
+        code = self.codes[i]
+        version = self.versions[self.vindex[i]] if self.vindex is not None else self.versions[0]
+        return make_symbol(self.raw_name(i), BINDINGS[code >> 2], TYPES[code & 3], version, demangled)
+
+    def _dedupe(self) -> list[int]:
+        seen: set[tuple[str, int]] = set()
+        order = []
+        codes = self.codes
+        for i in range(len(self.offsets)):
+            key = (self.raw_name(i), codes[i])
+            if key not in seen:
+                seen.add(key)
+                order.append(i)
+        return order
+
+    def _indices(self) -> Sequence[int]:
+        if self._order is None:
+            return range(len(self.offsets))
+        if self._order is False:
+            self._order = self._dedupe()
+        return self._order  # type: ignore[return-value]
+
+    @property
+    def may_repeat(self) -> bool:
+        """Entries may repeat a (name, type) pair (only the first one counts)."""
+        return self._order is not None
+
+    # ---- Sequence ----------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self._indices())
+
+    def __bool__(self) -> bool:
+        return len(self.offsets) > 0
+
+    def __getitem__(self, k):  # type: ignore[override]
+        idx = self._indices()
+        if isinstance(k, slice):
+            return [self.raw_symbol(i) for i in idx[k]]
+        return self.raw_symbol(idx[k])
+
+    def __iter__(self) -> Iterator[Symbol]:
+        for i in self._indices():
+            yield self.raw_symbol(i)
+
+    def any_name_startswith(self, prefix: str) -> bool:
+        """Whether a name starts with ``prefix`` (a substring test on the table first)."""
+        raw = prefix.encode("utf-8", "surrogatepass")
+        if raw not in self.blob:
+            return False
+        return any(self.raw_name(i).startswith(prefix) for i in self._indices())
+
+    def names(self) -> list[str]:
+        """The names, in order (no Symbol objects made)."""
+        return [self.raw_name(i) for i in self._indices()]
+
+    def __eq__(self, other: object) -> bool:
+        if other is self:
+            return True
+        if isinstance(other, SymbolTable):
+            if (self.blob == other.blob and self.offsets == other.offsets and self.codes == other.codes
+                    and (self._order is None) == (other._order is None) and self.underscore == other.underscore
+                    and self.versions == other.versions and self.vindex == other.vindex):
+                return True
+            return list(self) == list(other)
+        if isinstance(other, (list, tuple)):
+            return len(self) == len(other) and list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __add__(self, other: object) -> list[Symbol]:
+        if isinstance(other, (list, tuple, SymbolTable)):
+            return list(self) + list(other)
+        return NotImplemented
+
+    def __radd__(self, other: object) -> list[Symbol]:
+        if isinstance(other, (list, tuple)):
+            return list(other) + list(self)
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        n = len(self)
+        if n <= 20:
+            return repr(list(self))
+        return f"<SymbolTable of {n} symbols: {self[0]!r}, ...>"
+
+    def __reduce_ex__(self, protocol):  # type: ignore[override]
+        blob = self.blob
+        if protocol >= 5 and len(blob) > (1 << 20):
+            import pickle
+
+            blob = pickle.PickleBuffer(blob)  # out of band: shipped without a copy
+        return (_restore_table, (blob, self.offsets, self.codes, self.versions, self.vindex, self.underscore,
+                                 self._order is None, self._tails, self.hits, self.narrowed))

@@ -1,0 +1,1041 @@
+"""Linkage: will the libraries find each other once installed? (WA501, WA502, WA505)
+
+Dependencies are resolved the way the loaders resolve them, inside the wheel's tree as it will
+be installed (every path relative to site-packages, the wheel's root; ``*.data/purelib`` and
+``*.data/platlib`` land in the root, the other ``*.data`` schemes outside it):
+
+ELF (glibc's ld.so)
+    A NEEDED with a ``/`` is a path, opened relative to the process's current directory:
+    unknowable, so unresolved. Otherwise the directories of DT_RUNPATH are searched, or, when
+    the binary has no DT_RUNPATH, those of its DT_RPATH and then of the DT_RPATH of each binary
+    that loads it (transitively, skipping loaders that have a DT_RUNPATH), as ld.so does.
+    ``$ORIGIN`` / ``${ORIGIN}`` is the directory of the binary that carries the entry,
+    ``$LIB`` is tried as ``lib`` and ``lib64``, ``$PLATFORM`` as the slice's architecture. A
+    shipped binary matches by file name, or by SONAME when its file has another name.
+Mach-O (dyld)
+    ``@loader_path/`` is the loading binary's directory; ``@rpath/`` is tried against the
+    LC_RPATH entries of the loading image and then of the images that load it, transitively
+    (an ``@loader_path`` inside an LC_RPATH is the directory of the image that carries it);
+    ``@executable_path`` is the python executable's directory, unknowable for an extension,
+    so unresolved with that reason; absolute paths must be allowed externals. A weak
+    dependency (LC_LOAD_WEAK_DYLIB) that is absent is not an error. LC_ID_DYLIB is not a
+    dependency.
+
+A dependency found nowhere inside the wheel may still be an allowed external library: by
+default, with no configuration, the system-library allowlist of the wheel's manylinux policy
+(lowest tag; ``platforms/data/manylinux.json``) plus the dynamic loader, musllinux's likewise, and
+``/usr/lib/*`` and ``/System/Library/*`` for Mach-O; ``[linkage] allow-external`` globs
+extend these (each matched against the dependency's full name and its file name). A
+dependency whose file name matches ``provided-by`` is satisfied by that distribution, which
+the wheel must then require (else WA505).
+
+WA502 checks every rpath entry: empty, absolute (unless ``allow-rpath``), ``forbid-rpath``,
+and the build-machine shapes seen in released wheels (:data:`BUILD_MACHINE_SHAPES`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from dataclasses import dataclass, field
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+
+from wheelaudit.platforms import tags as platforms
+
+from wheelaudit.platforms import policydata
+from wheelaudit.model.binary import Binary, Dependency, Slice
+from wheelaudit.model.finding import Finding, examples
+from wheelaudit.ruleset.globs import Glob
+
+__all__ = [
+    "check_linkage",
+    "resolution_table",
+    "resolve_wheel",
+    "Resolution",
+    "BUILD_MACHINE_SHAPES",
+    "MACOS_SYSTEM_GLOBS",
+]
+
+RULE = "linkage"
+
+#: rpath shapes that name a build machine's tree (CI runners, build dirs, conda build envs)
+BUILD_MACHINE_SHAPES: tuple[str, ...] = (
+    "/__w/*",
+    "/Users/runner/*",
+    "*/_temp/*",
+    "*/cmake-out/*",
+    "*/cmake-out",
+    "*/pip-out/*",
+    "*/pip-out",
+    "/home/*/*",
+    "*conda_environment_*",
+)
+
+#: external libraries a Mach-O may always load (the OS's own)
+MACOS_SYSTEM_GLOBS: tuple[str, ...] = ("/usr/lib/*", "/System/Library/*")
+
+#: absolute LC_RPATH entries that are the OS's own (e.g. /usr/lib/swift): not WA502
+_MACOS_SYSTEM_RPATHS: tuple[str, ...] = ("/usr/lib", "/usr/lib/*", "/System/Library/*")
+
+#: ``$LIB`` expansions tried
+_LIB_VALUES = ("lib", "lib64")
+
+#: installed layout: site-packages is lib/pythonX.Y/site-packages below the prefix
+_PREFIX_UP = ("..", "..", "..")
+
+_OUTSIDE = "outside the wheel"
+
+#: candidates named in a WA501 message (the rest are counted)
+MAX_TRIED = 8
+
+
+def _glob(p: str | Glob) -> Glob:
+    return p if isinstance(p, Glob) else Glob(p, cross_slash=True)
+
+
+def _basename(name: str) -> str:
+    return name.rsplit("/", 1)[-1]
+
+
+# --------------------------------------------------------------------------------------------
+# The rules in force (defaults + [linkage])
+
+
+@dataclass
+class _Rules:
+    allow_external: list[Glob] = field(default_factory=list)
+    provided_by: dict[str, list[Glob]] = field(default_factory=dict)
+    forbid_rpath: list[Glob] = field(default_factory=list)
+    allow_rpath: list[Glob] = field(default_factory=list)
+    optional: list[Glob] = field(default_factory=list)
+    # the ELF allowlist, made when an ELF binary first asks (a macOS wheel's check never does:
+    # the newest manylinux policy's globs, 3-4 ms after the last worker)
+    _elf: tuple[list[Glob], str] | None = field(default=None, repr=False, compare=False)
+    _wheel: object = field(default=None, repr=False, compare=False)
+    macho_defaults: list[Glob] = field(default_factory=lambda: [_glob(g) for g in MACOS_SYSTEM_GLOBS])
+    shapes: list[Glob] = field(default_factory=lambda: [_glob(g) for g in BUILD_MACHINE_SHAPES])
+    # answers already given (torch: 136 binaries, the same few dependencies and rpaths again and again)
+    _external: dict[tuple[str, str], bool] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def build(cls, wheel, rule) -> _Rules:
+        r = cls()
+        if rule is not None:
+            r.allow_external = [_glob(g) for g in getattr(rule, "allow_external", []) or []]
+            r.provided_by = {d: [_glob(g) for g in gs] for d, gs in (getattr(rule, "provided_by", {}) or {}).items()}
+            r.forbid_rpath = [_glob(g) for g in getattr(rule, "forbid_rpath", []) or []]
+            r.allow_rpath = [_glob(g) for g in getattr(rule, "allow_rpath", []) or []]
+            r.optional = [_glob(g) for g in getattr(rule, "optional", []) or []]
+        r._wheel = wheel
+        return r
+
+    @property
+    def elf_defaults(self) -> list[Glob]:
+        return self._elf_policy()[0]
+
+    @property
+    def elf_defaults_desc(self) -> str:
+        return self._elf_policy()[1]
+
+    def _elf_policy(self) -> tuple[list[Glob], str]:
+        if self._elf is None:
+            self._elf = _elf_defaults(self._wheel)
+        return self._elf
+
+    def external(self, b: Binary, name: str) -> bool:
+        """Whether ``name`` (a dependency or a candidate path) is an allowed external library."""
+        key = (b.format, name)
+        known = self._external.get(key)
+        if known is None:
+            known = self._external[key] = self._is_external(b.format, name)
+        return known
+
+    def _is_external(self, fmt: str, name: str) -> bool:
+        base = _basename(name)
+        if any(g.match(name) or g.match(base) for g in self.allow_external):
+            return True
+        if fmt == "elf":
+            return any(g.match(base) for g in self.elf_defaults)
+        if fmt == "macho":
+            return any(g.match(name) for g in self.macho_defaults)
+        if fmt == "pe":  # (Windows names compare case-insensitively)
+            low = base.lower()
+            return any(g.match(low) or g.match(base) for g in self.allow_external)
+        return False
+
+    def table_provider(self, name: str) -> Resolution | None:
+        """What the provider table (:func:`wheelaudit.platforms.policydata.required_provider`) says of a
+        dependency found nowhere else: a GPU driver library (external), provided by a
+        distribution the wheel requires, or by one it does not require (``required=False``:
+        WA505); None when no distribution known ships it."""
+        wheel = self._wheel
+        plats = platforms.platform_strings(getattr(wheel, "tags", []) or [])
+        if not plats or name.startswith("/"):  # (an absolute install name loads that path, no other copy)
+            return None
+        dep = Dependency(name)
+        if any(policydata.driver_library(name, p) for p in plats):
+            return Resolution(dep, "external", external=f"{name} (a GPU driver library, installed outside Python)")
+        python = _python_version(wheel.tags)
+        got = policydata.required_provider(name, getattr(wheel, "requires_dist", []) or [], wheel.tags, python,
+                                           transitive=True)
+        if got:
+            p = got[0]
+            via = f" through {p.requirement}" if p.transitive or p.entry.extras_path else ""
+            note = f"{p.entry.shipped_by or p.entry.distribution}{via}"
+            return Resolution(dep, "provided", dist=p.entry.distribution, required=True,
+                              external=f"provided by {note} (Requires-Dist: {p.requirement})")
+        entries = [e for plat in plats for e in policydata.providers_of(name, plat)]
+        if entries:
+            e = entries[0]
+            return Resolution(dep, "provided", dist=e.distribution, required=False,
+                              external=f"provided by {e.distribution} ({e.distribution}{e.versions}), "
+                                       "which the wheel does not require")
+        return None
+
+    def provider(self, name: str) -> str | None:
+        base = _basename(name)
+        for dist, globs in self.provided_by.items():
+            if any(g.match(base) for g in globs):
+                return dist
+        return None
+
+    def externals_desc(self, b: Binary) -> str:
+        parts = []
+        if b.format == "elf":
+            parts.append(self.elf_defaults_desc)
+        elif b.format == "macho":
+            parts.append("/usr/lib/*, /System/Library/*")
+        else:
+            parts.append("the system DLLs of every Windows, the API sets, the Universal CRT and the DLLs "
+                         "CPython ships beside python.exe")
+        parts.append("[linkage] allow-external" + (f" ({examples([g.pattern for g in self.allow_external])})"
+                                                   if self.allow_external else ": none given"))
+        return "; ".join(parts)
+
+
+def _elf_defaults(wheel) -> tuple[list[Glob], str]:
+    """The default allowlist for ELF: the lowest manylinux tag's policy (+ the loader), musllinux's
+    and android's likewise (android: also the interpreter's ``libpython3.X.so``, which an Android
+    extension module links); the newest manylinux policy's for a wheel without such tags
+    (linux_*, any)."""
+    # (every tag of the tree, a --together tree's members' too: not wheel_platforms, which holds
+    # a tree's binaries to no tag)
+    plats = [platforms.parse_platform(p) for p in platforms.platform_strings(wheel.tags)]
+    many = [p for p in plats if p.family == "manylinux"]
+    musl = [p for p in plats if p.family == "musllinux"]
+    droid = [p for p in plats if p.family == "android"]
+    names: list[str] = []
+    desc: list[str] = []
+    if droid:
+        lowest = min(droid, key=lambda p: p.version)
+        pol = platforms.android_policy(lowest.version[0])
+        names += list(pol.libs) + platforms.loader_globs("android") + ["libpython3.*.so"]
+        desc.append(f"the {pol.name} policy's system libraries (for {lowest.tag}), the interpreter's"
+                    " libpython3.X.so and the Android linker")
+    if many:
+        lowest = min(many, key=lambda p: p.version)
+        pol = platforms.manylinux_policy(lowest.version)
+        names += list(pol.libs) + platforms.loader_globs("manylinux")
+        desc.append(f"the {pol.name} policy's system libraries (for {lowest.tag}) and the dynamic loader")
+    if musl:
+        lowest = min(musl, key=lambda p: p.version)
+        pol = platforms.musllinux_policy(lowest.version)
+        names += list(pol.libs) + platforms.loader_globs("musllinux")
+        desc.append(f"the {pol.name} policy's system libraries (for {lowest.tag}) and the musl loader")
+    if not many and not musl and not droid:
+        pol = platforms.latest_manylinux_policy()
+        names += list(pol.libs) + platforms.loader_globs("manylinux")
+        desc.append(f"no manylinux tag: the {pol.name} policy's system libraries and the dynamic loader")
+    return [_glob(n) for n in dict.fromkeys(names)], "; ".join(desc)
+
+
+# --------------------------------------------------------------------------------------------
+# The installed layout
+
+
+def _normalize(path: str) -> str | None:
+    """Collapse ``.`` and ``..`` of a relative path; leading ``..`` stay (outside the root).
+    Returns None for an absolute path."""
+    if path.startswith("/"):
+        return None
+    out: list[str] = []
+    for part in path.split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if out and out[-1] != "..":
+                out.pop()
+            else:
+                out.append("..")
+        else:
+            out.append(part)
+    return "/".join(out)
+
+
+def _installed(path: str) -> str:
+    """Where a wheel member lands, relative to site-packages."""
+    top, _, rest = path.partition("/")
+    if top.endswith(".data") and rest:
+        scheme, _, sub = rest.partition("/")
+        if scheme in ("purelib", "platlib"):
+            return sub
+        if scheme == "scripts":
+            return "/".join(_PREFIX_UP + ("bin", sub))
+        if scheme == "data":
+            return "/".join(_PREFIX_UP + (sub,))
+        return "/".join(_PREFIX_UP + ("include", sub))
+    return path
+
+
+def _dirname(path: str) -> str:
+    return path.rsplit("/", 1)[0] if "/" in path else ""
+
+
+def _join(directory: str, rest: str) -> str:
+    return f"{directory}/{rest}" if directory else rest
+
+
+def _show(installed: str) -> str:
+    return installed if installed else "."
+
+
+class _Layout:
+    """The wheel's binaries by installed path, by directory and file name / identity, and who loads whom."""
+
+    def __init__(self, wheel) -> None:
+        self.binaries = list(wheel.libraries)
+        self.at: dict[str, Binary] = {}  # installed path -> binary
+        self.where: dict[str, str] = {}  # archive path -> installed path
+        self.at_nocase: dict[str, Binary] = {}  # lower-cased installed path -> binary (Windows names)
+        for b in self.binaries:
+            inst = _installed(b.path)
+            self.at[inst] = b
+            self.where[b.path] = inst
+            self.at_nocase.setdefault(inst.lower(), b)
+        # loaders: binary path -> binaries that depend on it (by file name or identity file name)
+        names: dict[tuple[str, str], list[Binary]] = {}
+        for b in self.binaries:
+            keys = {b.name.lower() if b.format == "pe" else b.name}
+            if b.identity and b.format == "macho":  # (ELF and PE: loaded by file name only)
+                keys.add(_basename(b.identity))
+            for k in keys:
+                names.setdefault((b.format, k), []).append(b)
+        self.loaded_by: dict[str, list[Binary]] = {}
+        for b in self.binaries:
+            if not b.ok:
+                continue
+            for dep in b.dependencies:
+                key = _basename(dep).lower() if b.format == "pe" else _basename(dep)
+                for target in names.get((b.format, key), []):
+                    if target is not b:
+                        lst = self.loaded_by.setdefault(target.path, [])
+                        if not any(x is b for x in lst):  # (identity: a dataclass == compares every field)
+                            lst.append(b)
+
+    def directory(self, b: Binary) -> str:
+        return _dirname(self.where[b.path])
+
+    def lookup(self, installed: str, elf: bool) -> Binary | None:
+        """The shipped binary at an installed path. By file name only, as the loaders open
+        files: a library renamed with its SONAME kept is not found under the SONAME."""
+        return self.at.get(installed)
+
+    def loaders(self, b: Binary, arch: str) -> list[tuple[Binary, Slice]]:
+        """Binaries that load ``b`` (transitively, nearest first) with their slice of ``arch``."""
+        out: list[tuple[Binary, Slice]] = []
+        seen = {b.path}
+        queue = deque(self.loaded_by.get(b.path, []))
+        while queue:
+            lb = queue.popleft()
+            if lb.path in seen:
+                continue
+            seen.add(lb.path)
+            sl = _slice_for(lb, arch)
+            if sl is None:
+                continue
+            out.append((lb, sl))
+            queue.extend(self.loaded_by.get(lb.path, []))
+        return out
+
+
+def _slice_for(b: Binary, arch: str) -> Slice | None:
+    """The slice of ``b`` that would load a library of ``arch`` (none: it cannot load it)."""
+    return next((s for s in b.slices if s.arch == arch), None)
+
+
+# --------------------------------------------------------------------------------------------
+# Resolution
+
+
+@dataclass
+class Resolution:
+    """Where one dependency of one slice resolves.
+
+    ``status`` is "inside", "external", "provided", "weak-absent" or "unresolved"; ``path`` the
+    archive path of the binary it resolves to (inside); ``tried`` the candidates looked at, each
+    with the search entry that produced it; ``reason`` why it cannot be known, when it cannot.
+    """
+
+    dependency: Dependency
+    status: str
+    path: str | None = None
+    external: str | None = None
+    dist: str | None = None
+    tried: list[str] = field(default_factory=list)
+    reason: str | None = None
+    hint: str | None = None
+    #: the rpath entries this lookup consulted, in order: (binary, kind, entry)
+    consulted: list[tuple[str, str, str]] = field(default_factory=list)
+    #: an absolute (build-machine) directory the loader tries before the system's copy
+    build_path: str | None = None
+    #: a provider from the provider table: whether the wheel requires it (None: the rules'
+    #: provided-by, whose requirement WA505 checks itself)
+    required: bool | None = None
+
+    @property
+    def where(self) -> str | None:
+        """The value shown by ``inspect``: a path inside the wheel, ``"external: <name>"``,
+        ``"provided-by: <dist>"``, ``"weak, absent"`` or None."""
+        if self.status == "inside":
+            return self.path
+        if self.status == "external":
+            if self.build_path:
+                return f"external: {self.external} (outside the wheel; the build path {self.build_path} is tried first)"
+            return f"external: {self.external}"
+        if self.status == "provided":
+            return self.external or f"provided-by: {self.dist}"
+        if self.status == "weak-absent":
+            return "weak, absent"
+        return None
+
+
+@dataclass
+class _Search:
+    """One directory to look in, with the entry that produced it."""
+
+    directory: str | None  # installed dir (may start with ..), absolute dir, or None (unknowable)
+    absolute: bool
+    label: str  # e.g. "DT_RUNPATH $ORIGIN/../lib of x.so"
+    note: str | None = None  # why it is unknowable
+    #: the rpath entry it comes from: (archive path of the binary that carries it, kind, entry)
+    origin: tuple[str, str, str] | None = None
+
+
+def _expand_elf(entry: str, kind: str, owner_dir: str, owner: str, own: bool, arch: str) -> list[_Search]:
+    searches = _expand_elf_entry(entry, kind, owner_dir, owner, own, arch)
+    for sr in searches:
+        sr.origin = (owner, kind, entry)
+    return searches
+
+
+def _expand_elf_entry(entry: str, kind: str, owner_dir: str, owner: str, own: bool, arch: str) -> list[_Search]:
+    label = f"DT_{kind.upper()} {entry or '(empty)'}" + ("" if own else f" of {owner}")
+    if entry == "":
+        return [_Search(None, False, label, "an empty entry is the current directory, which is unknowable")]
+    values = [entry.replace("${ORIGIN}", "$ORIGIN")]
+    out_vals: list[tuple[str, str]] = []
+    for v in values:
+        v = v.replace("${PLATFORM}", "$PLATFORM").replace("${LIB}", "$LIB")
+        v = v.replace("$PLATFORM", arch)
+        if "$LIB" in v:
+            for lib in _LIB_VALUES:
+                out_vals.append((v.replace("$LIB", lib), f" ($LIB as {lib})"))
+        else:
+            out_vals.append((v, ""))
+    res = []
+    for v, extra in out_vals:
+        if "$ORIGIN" in v:
+            v = v.replace("$ORIGIN", owner_dir if owner_dir else ".")
+            res.append(_Search(_normalize(v), False, label + extra))
+        elif v.startswith("/"):
+            res.append(_Search(v.rstrip("/") or "/", True, label + extra))
+        else:
+            res.append(_Search(None, False, label + extra,
+                               "a relative entry without $ORIGIN is relative to the current directory, which is unknowable"))
+    return res
+
+
+def _expand_macho(entry: str, owner_dir: str, owner: str, own: bool) -> _Search:
+    search = _expand_macho_entry(entry, owner_dir, owner, own)
+    search.origin = (owner, "lc_rpath", entry)
+    return search
+
+
+def _expand_macho_entry(entry: str, owner_dir: str, owner: str, own: bool) -> _Search:
+    label = f"LC_RPATH {entry or '(empty)'}" + ("" if own else f" of {owner}")
+    if entry.startswith("@loader_path"):
+        rest = entry[len("@loader_path"):].lstrip("/")
+        return _Search(_normalize(_join(owner_dir, rest)), False, label)
+    if entry.startswith("@executable_path"):
+        return _Search(None, False, label,
+                       "@executable_path is the python executable's directory, unknowable for an extension module")
+    if entry.startswith("/"):
+        return _Search(entry.rstrip("/") or "/", True, label)
+    return _Search(None, False, label,
+                   "a relative LC_RPATH is relative to the current directory, which is unknowable")
+
+
+class _Resolver:
+    def __init__(self, wheel, rules: _Rules) -> None:
+        self.wheel = wheel
+        self.rules = rules
+        self.layout = _Layout(wheel)
+        self._elf_dirs: dict[tuple[str, str], tuple[list[_Search], str | None]] = {}
+        self._macho_dirs: dict[tuple[str, str], list[_Search]] = {}
+
+    # -- search directories ---------------------------------------------------------------
+
+    def elf_dirs(self, b: Binary, s: Slice) -> tuple[list[_Search], str | None]:
+        """Directories to search for a NEEDED of ``b``, and a note on an ignored DT_RPATH."""
+        key = (b.path, s.arch)
+        if key not in self._elf_dirs:
+            self._elf_dirs[key] = self._compute_elf_dirs(b, s)
+        return self._elf_dirs[key]
+
+    def _compute_elf_dirs(self, b: Binary, s: Slice) -> tuple[list[_Search], str | None]:
+        lay = self.layout
+        runpath = [r for r in s.rpaths if r.kind == "runpath"]
+        rpath = [r for r in s.rpaths if r.kind == "rpath"]
+        own_dir = lay.directory(b)
+        out: list[_Search] = []
+        if runpath:
+            for r in runpath:
+                out += _expand_elf(r.path, "runpath", own_dir, b.path, True, s.arch)
+            return out, ("DT_RPATH " + ":".join(r.path for r in rpath)) if rpath else None
+        for r in rpath:
+            out += _expand_elf(r.path, "rpath", own_dir, b.path, True, s.arch)
+        for lb, ls in lay.loaders(b, s.arch):
+            if any(r.kind == "runpath" for r in ls.rpaths):
+                continue  # a loader's DT_RPATH is ignored when it has a DT_RUNPATH
+            for r in ls.rpaths:
+                out += _expand_elf(r.path, "rpath", lay.directory(lb), lb.path, False, s.arch)
+        return out, None
+
+    def macho_rpaths(self, b: Binary, s: Slice) -> list[_Search]:
+        """LC_RPATH entries for an ``@rpath/`` of ``b``: its own, then its loaders' (nearest first)."""
+        key = (b.path, s.arch)
+        if key in self._macho_dirs:
+            return self._macho_dirs[key]
+        lay = self.layout
+        out = [_expand_macho(r.path, lay.directory(b), b.path, True) for r in s.rpaths]
+        for lb, ls in lay.loaders(b, s.arch):
+            out += [_expand_macho(r.path, lay.directory(lb), lb.path, False) for r in ls.rpaths]
+        self._macho_dirs[key] = out
+        return out
+
+    # -- one dependency ---------------------------------------------------------------------
+
+    def _finish(self, b: Binary, dep: Dependency, tried: list[str], reason: str | None = None,
+                hint: str | None = None) -> Resolution:
+        """After looking inside the wheel in vain: provided-by, allowed externals, weak."""
+        dist = self.rules.provider(dep.name)
+        if dist is not None:  # the rules' provided-by decides first (project-specific providers)
+            return Resolution(dep, "provided", dist=dist, tried=tried)
+        if self.rules.external(b, dep.name):
+            return Resolution(dep, "external", external=dep.name, tried=tried)
+        known = self.rules.table_provider(dep.name)
+        if known is not None:
+            known.tried = tried
+            known.dependency = dep
+            return known
+        if dep.optional:
+            return Resolution(dep, "weak-absent", tried=tried, reason=reason)
+        return Resolution(dep, "unresolved", tried=tried, reason=reason, hint=hint)
+
+    def _look(self, b: Binary, dep: Dependency, search: _Search, rest: str, elf: bool,
+              tried: list[str], consulted: list[tuple[str, str, str]] | None = None) -> Resolution | None:
+        """Try ``search.directory/rest``; a Resolution when it is found (inside or external).
+
+        An absolute directory is a directory of the build machine, not of the wheel: on a user's
+        machine it normally does not exist, so an ELF lookup goes on past it (a Mach-O one stops
+        only at the OS's own directories, which exist everywhere)."""
+        if consulted is not None and search.origin is not None:
+            consulted.append(search.origin)
+        if search.directory is None:
+            tried.append(f"{search.label}: {search.note}")
+            return None
+        if search.absolute:
+            cand = f"{search.directory.rstrip('/')}/{rest}"
+            if not elf and self.rules.external(b, cand):
+                return Resolution(dep, "external", external=cand)
+            tried.append(f"{cand} ({search.label}: an absolute path, not inside the wheel)")
+            return None
+        cand = _normalize(_join(search.directory, rest))
+        assert cand is not None
+        hit = self.layout.lookup(cand, elf)
+        if hit is not None:
+            return Resolution(dep, "inside", path=hit.path)
+        if cand.startswith(".."):
+            tried.append(f"{cand} ({search.label}: {_OUTSIDE})")
+        else:
+            tried.append(f"{_show(cand)} ({search.label})")
+        return None
+
+    def resolve_elf(self, b: Binary, s: Slice, dep: Dependency) -> Resolution:
+        name = dep.name
+        if "/" in name:
+            if name.startswith("/") and self.rules.external(b, name):
+                return Resolution(dep, "external", external=name)
+            reason = ("an absolute path, outside the wheel" if name.startswith("/") else
+                      "a NEEDED that contains '/' is opened relative to the current directory, which is unknowable")
+            return self._finish(b, dep, [], reason)
+        tried: list[str] = []
+        consulted: list[tuple[str, str, str]] = []
+        dirs, ignored = self.elf_dirs(b, s)
+        for search in dirs:
+            hit = self._look(b, dep, search, name, True, tried, consulted)
+            if hit is not None:
+                hit.tried, hit.consulted = tried, consulted
+                return hit
+        hint = None
+        if ignored:
+            # would the ignored DT_RPATH have found it? Say so: the classic shadowing mistake.
+            shadow: list[str] = []
+            rp = [r for r in s.rpaths if r.kind == "rpath"]
+            for r in rp:
+                for search in _expand_elf(r.path, "rpath", self.layout.directory(b), b.path, True, s.arch):
+                    found = self._look(b, dep, search, name, True, shadow)
+                    if found is not None and found.status == "inside":
+                        hint = (f"its {ignored} would find {found.path}, but DT_RPATH is ignored because the binary"
+                                " has a DT_RUNPATH")
+                        break
+                if hint:
+                    break
+        if not dirs:
+            tried.append("no DT_RUNPATH or DT_RPATH (nor a loader's DT_RPATH) to search")
+        res = self._finish(b, dep, tried, None, hint)
+        res.consulted = consulted
+        if res.status == "external":
+            res.build_path = next((sr.directory for sr in dirs if sr.absolute), None)
+        return res
+
+    def resolve_macho(self, b: Binary, s: Slice, dep: Dependency) -> Resolution:
+        name = dep.name
+        lay = self.layout
+        tried: list[str] = []
+        if name.startswith("@rpath/"):
+            rest = name[len("@rpath/"):]
+            searches = self.macho_rpaths(b, s)
+            consulted: list[tuple[str, str, str]] = []
+            for search in searches:
+                hit = self._look(b, dep, search, rest, False, tried, consulted)
+                if hit is not None:
+                    hit.tried, hit.consulted = tried, consulted
+                    return hit
+            if not searches:
+                tried.append("no LC_RPATH in the binary or in any binary of the wheel that loads it")
+            res = self._finish(b, dep, tried)
+            res.consulted = consulted
+            return res
+        if name.startswith("@loader_path/"):
+            rest = name[len("@loader_path/"):]
+            search = _Search(lay.directory(b), False, "@loader_path")
+            hit = self._look(b, dep, search, rest, False, tried)
+            if hit is not None:
+                hit.tried = tried
+                return hit
+            return self._finish(b, dep, tried)
+        if name.startswith("@executable_path/"):
+            return self._finish(b, dep, [], "@executable_path is the python executable's directory, unknowable for"
+                                            " an extension module loaded by python")
+        if name.startswith("/"):
+            if self.rules.external(b, name):
+                return Resolution(dep, "external", external=name)
+            return self._finish(b, dep, [], "an absolute path, outside the wheel, that is not an allowed external library")
+        return self._finish(b, dep, [], "a relative install name: dyld looks for it relative to the current directory"
+                                        " (and in the fallback paths), which is unknowable")
+
+    def resolve_pe(self, b: Binary, s: Slice, dep: Dependency) -> Resolution:
+        """As Windows loads an extension module's imports (CPython 3.8+: LoadLibraryExW with
+        the default directories and the DLL's own folder): a DLL of that name already loaded by
+        python.exe (python3X.dll, vcruntime140.dll), the importing file's folder, the folders the
+        package adds at import time (``os.add_dll_directory``, delvewheel's ``<dist>.libs``),
+        then System32 and the API sets. PATH is not searched. Names compare case-insensitively."""
+        name = dep.name
+        origin = policydata.windows_dll_origin(name, s.arch)
+        if origin in ("python", "api-set", "ucrt"):
+            return Resolution(dep, "external", external=f"{name} ({_PE_ORIGINS[origin]})")
+        tried: list[str] = []
+        folders = [(self.layout.directory(b), "the importing file's folder")]
+        folders += [(d, "added at import time (os.add_dll_directory)") for d in getattr(self.wheel, "dll_directories", ())]
+        for folder, why in folders:
+            cand = _join(folder, name)
+            hit = self.layout.at_nocase.get(cand.lower())
+            if hit is not None:
+                return Resolution(dep, "inside", path=hit.path)
+            tried.append(f"{_show(cand)} ({why})")
+        if origin == "system":
+            return Resolution(dep, "external", external=f"{name} ({_PE_ORIGINS[origin]})")
+        reason = None
+        if origin == "redistributable":
+            reason = ("part of the Visual C++ redistributable, which a clean Windows does not have: the wheel "
+                      "must ship it (delvewheel repair vendors it)")
+        if dep.kind == "delay":
+            reason = "delay-loaded: a call into it fails at run time" + (f"; {reason}" if reason else "")
+        return self._finish(b, dep, tried, reason)
+
+    def resolve(self, b: Binary, s: Slice, dep: Dependency) -> Resolution:
+        if b.format == "elf":
+            return self.resolve_elf(b, s, dep)
+        if b.format == "macho":
+            return self.resolve_macho(b, s, dep)
+        return self.resolve_pe(b, s, dep)
+
+
+def resolve_wheel(wheel, rule=None) -> dict[str, dict[str, list[Resolution]]]:
+    """Every dependency of every ok binary, resolved: path -> arch -> [Resolution, ...]."""
+    rules = _Rules.build(wheel, rule)
+    res = _Resolver(wheel, rules)
+    out: dict[str, dict[str, list[Resolution]]] = {}
+    for b in wheel.libraries:
+        if not b.ok:
+            continue
+        per_arch: dict[str, list[Resolution]] = {}
+        for s in b.slices:
+            per_arch[s.arch] = [res.resolve(b, s, d) for d in s.dependencies]
+        out[b.path] = per_arch
+    return out
+
+
+def resolution_table(wheel, rule=None) -> dict[str, dict[str, dict[str, str | None]]]:
+    """binary path -> arch -> dependency name -> where it resolves: a path inside the wheel,
+    ``"external: <name>"``, ``"provided-by: <dist>"``, ``"weak, absent"`` or None (unresolved).
+
+    With ``rule`` (a ``[linkage]`` table) its ``allow-external`` and ``provided-by`` count too;
+    without it, the defaults that need no configuration."""
+    return {
+        path: {arch: {r.dependency.name: r.where for r in rs} for arch, rs in per_arch.items()}
+        for path, per_arch in resolve_wheel(wheel, rule).items()
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# Findings
+
+
+def _wa501(wheel, rules: _Rules, resolved: dict[str, dict[str, list[Resolution]]]) -> list[Finding]:
+    """One WA501 per unresolved dependency: every binary that needs it in ``paths``, the route
+    tried (of the first) in the message."""
+    by_path = {b.path: b for b in wheel.libraries}
+    # dependency name -> binary -> (resolution, archs)
+    from wheelaudit.checks.abi import is_extension_module, links_libpython
+
+    failing: dict[str, dict[str, tuple[Resolution, list[str]]]] = {}
+    for path, per_arch in resolved.items():
+        extension = is_extension_module(by_path[path])
+        for arch, rs in per_arch.items():
+            for r in rs:
+                if r.status != "unresolved":
+                    continue
+                if extension and links_libpython(r.dependency.name):
+                    continue  # one cause, one finding: WA603 says it
+                mine = failing.setdefault(r.dependency.name, {})
+                if path in mine:
+                    mine[path][1].append(arch)
+                else:
+                    mine[path] = (r, [arch])
+    out: list[Finding] = []
+    for name, needers in failing.items():
+        paths = list(needers)
+        first = paths[0]
+        r, archs = needers[first]
+        b = by_path[first]
+        where = f" ({'/'.join(archs)} slice{'s' if len(archs) > 1 else ''})" if b.universal else ""
+        who = f"{first}{where}" if len(paths) == 1 else f"{first}{where} and {len(paths) - 1} more"
+        msg = f"{who} need{'s' if len(paths) == 1 else ''} {name}, which resolves neither inside the wheel nor to an allowed external library"
+        if r.reason:
+            msg += f": {r.reason}"
+        if r.tried:
+            shown = r.tried[:MAX_TRIED]
+            more = len(r.tried) - len(shown)
+            msg += ("; tried" + (f" (for {first})" if len(paths) > 1 else "") + " "
+                    + "; ".join(shown) + (f" (+{more} more)" if more > 0 else ""))
+        if r.hint:
+            msg += f"; {r.hint}"
+        msg += f". Allowed externals: {rules.externals_desc(b)}"
+        optional = any(g.match(name) or g.match(_basename(name)) for g in rules.optional)
+        if optional:
+            msg += " (declared optional in [linkage] optional: the binary has a fallback)"
+        out.append(Finding("WA501", msg, subject=name, paths=paths, rule=RULE,
+                           severity_override="warning" if optional else None))
+    return out
+
+
+_EXTRA_RE = re.compile(r"""\bextra\s*==\s*['"]([^'"]+)['"]""")
+
+
+def _required_dists(wheel) -> tuple[set[str], dict[str, list[str]]]:
+    """Canonical names the wheel requires unconditionally (markers other than ``extra`` count),
+    and those required only with an extra (name -> extras)."""
+    plain: set[str] = set()
+    extra_only: dict[str, list[str]] = {}
+    for text in getattr(wheel, "requires_dist", []) or []:
+        try:
+            req = Requirement(text)
+        except InvalidRequirement:
+            continue
+        name = canonicalize_name(req.name)
+        marker = str(req.marker) if req.marker is not None else ""
+        extras = _EXTRA_RE.findall(marker)
+        if extras:
+            extra_only.setdefault(name, []).extend(extras)
+        else:
+            plain.add(name)
+    return plain, extra_only
+
+
+def _python_version(tags) -> str:
+    """The lowest CPython version the wheel's tags name (``cp311`` -> ``"3.11"``), else 3.11."""
+    found = []
+    for t in tags:
+        for py in str(t).split("-")[0].split("."):
+            if py.startswith("cp") and py[2:].isdigit() and len(py) >= 4:
+                found.append((int(py[2]), int(py[3:])))
+    major, minor = min(found) if found else (3, 11)
+    return f"{major}.{minor}"
+
+
+def _wa505_table(resolved: dict[str, dict[str, list[Resolution]]], rules: _Rules) -> list[Finding]:
+    """One WA505 per distribution the provider table names but the wheel does not require:
+    every library it would provide, every binary that needs one."""
+    need: dict[str, tuple[list[str], list[str], str]] = {}
+    for path, per_arch in resolved.items():
+        for rs in per_arch.values():
+            for r in rs:
+                if r.status == "provided" and r.required is False and r.dist:
+                    libs, paths, note = need.setdefault(r.dist, ([], [], r.external or ""))
+                    if r.dependency.name not in libs:
+                        libs.append(r.dependency.name)
+                    if path not in paths:
+                        paths.append(path)
+    def optional(lib: str) -> bool:
+        return any(g.match(lib) or g.match(_basename(lib)) for g in rules.optional)
+
+    return [Finding("WA505", f"{examples(paths, 2)} need{'s' if len(paths) == 1 else ''} {examples(libs, 6)}, "
+                             f"{note}: `pip install` of this wheel alone leaves them unloadable; add "
+                             f"Requires-Dist: {dist}", subject=dist, paths=paths, symbols=[], rule=RULE,
+                    hint=f"add Requires-Dist: {dist} (with the version range the wheel was built against)",
+                    severity_override="warning" if all(optional(lib) for lib in libs) else None)
+            for dist, (libs, paths, note) in need.items()]
+
+
+def _wa505(wheel, resolved: dict[str, dict[str, list[Resolution]]], rules: _Rules) -> list[Finding]:
+    plain, extra_only = _required_dists(wheel)
+    out: list[Finding] = _wa505_table(resolved, rules)
+    for path, per_arch in resolved.items():
+        need: dict[str, list[str]] = {}
+        for rs in per_arch.values():
+            for r in rs:
+                if r.status == "provided" and r.dist is not None and r.required is None:
+                    lst = need.setdefault(r.dist, [])
+                    if r.dependency.name not in lst:
+                        lst.append(r.dependency.name)
+        for dist, deps in need.items():
+            cname = canonicalize_name(dist)
+            if cname in plain:
+                continue
+            extra = extra_only.get(cname)
+            why = (f"the wheel requires {dist} only with extra {', '.join(sorted(set(extra)))}" if extra
+                   else f"the wheel's METADATA has no Requires-Dist: {dist}")
+            out.append(Finding(
+                "WA505",
+                f"{path} needs {examples(deps, 4)}, provided by the distribution {dist} (provided-by), but {why};"
+                f" add Requires-Dist: {dist}",
+                subject=path, paths=[path], rule=RULE))
+    return out
+
+
+def _is_relative_ok(entry: str, fmt: str) -> bool:
+    if fmt == "elf":
+        return entry.startswith(("$ORIGIN", "${ORIGIN}"))
+    return entry.startswith(("@loader_path", "@executable_path", "@rpath"))
+
+
+#: where a user without admin rights can place files: an rpath entry there that a lookup reaches
+#: lets anyone with an account put a library in front of the wheel's own
+USER_WRITABLE: tuple[str, ...] = ("/tmp", "/tmp/*", "/var/tmp", "/var/tmp/*", "/dev/shm", "/dev/shm/*",
+                                  "/home/*", "/Users/*", "/run/user/*")
+
+#: libraries every CPython process has loaded before it imports an extension: ld.so finds a
+#: NEEDED of these among the loaded objects and searches no rpath for it
+INTERPRETER_LOADED: tuple[str, ...] = ("libc.so.6", "libm.so.6", "libpthread.so.0", "libdl.so.2",
+                                       "libutil.so.1", "ld-linux*.so.*", "ld64.so.*", "ld-musl-*.so.1",
+                                       "libc.musl-*.so.1", "libc.so")
+
+_PE_ORIGINS = {
+    "python": "shipped with CPython beside python.exe",
+    "api-set": "a Windows API set",
+    "ucrt": "the Universal CRT, part of Windows 10+ and installed with CPython",
+    "system": "a system DLL of every Windows",
+}
+
+_KIND_LABEL = {"rpath": "DT_RPATH", "runpath": "DT_RUNPATH", "lc_rpath": "LC_RPATH"}
+
+
+@dataclass(frozen=True)
+class _RpathVerdict:
+    """What one rpath entry means on a user's machine."""
+
+    severity: str  # "error" | "warning"
+    case: str  # a short sentence of why, shared by every entry of the same case
+
+
+def _preloaded(name: str) -> bool:
+    return any(_glob(g).match(name) for g in INTERPRETER_LOADED)
+
+
+def _reach(resolved: dict[str, dict[str, list[Resolution]]], by_path: dict[str, Binary]
+           ) -> dict[tuple[str, str, str], set[str]]:
+    """rpath entry (binary, kind, entry) -> the statuses of the lookups that consult it."""
+    reached: dict[tuple[str, str, str], set[str]] = {}
+    for path, per_arch in resolved.items():
+        elf = by_path[path].format == "elf"
+        for rs in per_arch.values():
+            for r in rs:
+                if elf and _preloaded(r.dependency.name):
+                    continue
+                status = "unresolved" if r.status == "unresolved" else "resolved"
+                for key in r.consulted:
+                    reached.setdefault(key, set()).add(status)
+    return reached
+
+
+def _rpath_verdict(entry: str, fmt: str, rules: _Rules, reached: set[str]) -> _RpathVerdict | None:
+    """The verdict on one rpath entry, by its consequence (None: nothing to report).
+
+    error: a rule forbids it, or a lookup that succeeds reaches it and it points where a user
+    without admin rights can place files (then anyone can put a library before the wheel's own).
+    warning: every other absolute entry (a build tree: harmless while it does not exist on the
+    user's machine, but it leaks the build machine and slows every load) and entries no lookup
+    reaches. An entry reached only by lookups that fail is reported with that WA501."""
+    forbid = next((g.pattern for g in rules.forbid_rpath if g.match(entry)), None)
+    if forbid:
+        return _RpathVerdict("error", f"forbidden by the rules (forbid-rpath {forbid})")
+    if any(g.match(entry) for g in rules.allow_rpath):
+        return None
+    if fmt == "macho" and any(_glob(g).match(entry) for g in _MACOS_SYSTEM_RPATHS):
+        return None  # /usr/lib/swift and the like: the OS's own directories
+    relative = entry and not entry.startswith("/")
+    if relative and _is_relative_ok(entry, fmt):
+        shape = next((g.pattern for g in rules.shapes if g.match(entry)), None)
+        if shape:
+            return _RpathVerdict("warning", f"inside the installed tree but shaped like a build directory ({shape}),"
+                                            " which the wheel does not ship")
+        return None
+    writable = entry == "" or relative or any(_glob(g).match(entry) for g in USER_WRITABLE)
+    if writable:
+        where = ("the current directory" if entry == "" or relative else
+                 "a directory where any user can place files")
+        if "resolved" in reached:
+            return _RpathVerdict("error", f"{where}, searched before the library looked for is found: "
+                                          "anyone who can write there can make this binary load other code")
+        if "unresolved" in reached:
+            return None  # the WA501 of that dependency names the route, this entry with it
+        return _RpathVerdict("warning", f"{where}, but no lookup of this binary reaches it")
+    if reached:
+        return _RpathVerdict("warning", "an absolute directory of the build machine; the loader looks there "
+                                        "first, harmless where it does not exist")
+    return _RpathVerdict("warning", "an absolute directory of the build machine that no lookup reaches")
+
+
+def _wa502(wheel, rules: _Rules, resolved: dict[str, dict[str, list[Resolution]]]) -> list[Finding]:
+    """WA502 by consequence (:func:`_rpath_verdict`), one finding per cause: the entries of one
+    verdict in one binary together, and the binaries with the same entries and verdict together."""
+    by_path = {b.path: b for b in wheel.libraries}
+    reached = _reach(resolved, by_path)
+    # binary -> (severity, case) -> [(kind, entry)]
+    per_binary: dict[str, dict[tuple[str, str], list[tuple[str, str]]]] = {}
+    for b in wheel.libraries:
+        if not b.ok or b.format not in ("elf", "macho"):
+            continue
+        seen: set[tuple[str, str]] = set()
+        for s in b.slices:
+            for r in s.rpaths:
+                if (r.kind, r.path) in seen:
+                    continue
+                seen.add((r.kind, r.path))
+                v = _rpath_verdict(r.path, b.format, rules, reached.get((b.path, r.kind, r.path), set()))
+                if v is not None:
+                    per_binary.setdefault(b.path, {}).setdefault((v.severity, v.case), []).append((r.kind, r.path))
+    groups: dict[tuple[str, str, tuple[tuple[str, str], ...]], list[str]] = {}
+    for path, verdicts in per_binary.items():
+        for (severity, case), entries in verdicts.items():
+            groups.setdefault((severity, case, tuple(entries)), []).append(path)
+    out: list[Finding] = []
+    for (severity, case, entries), paths in groups.items():
+        shown = ", ".join(f"{_KIND_LABEL[k]} '{e}'" for k, e in entries)
+        who = paths[0] if len(paths) == 1 else f"{len(paths)} binaries ({examples(paths, 2)})"
+        plural = "entries" if len(entries) > 1 else "entry"
+        out.append(Finding("WA502", f"{who}: rpath {plural} {shown}: {case}",
+                           subject=entries[0][1] if len(entries) == 1 else shown, paths=sorted(paths),
+                           rule=RULE, severity_override=severity))  # type: ignore[arg-type]
+    return out
+
+
+def _version(text: str | None) -> tuple[int, ...] | None:
+    try:
+        return tuple(int(x) for x in (text or "").split(".")[:2]) or None
+    except ValueError:
+        return None
+
+
+#: the MSVC toolset from which code needs a msvcp140.dll at least as new (std::mutex's constexpr
+#: constructor; an older runtime crashes it: delvewheel#54, llvmlite#1297)
+_MUTEX_ABI = (14, 40)
+
+
+def _wa507(wheel, resolved: dict[str, dict[str, list[Resolution]]]) -> list[Finding]:
+    """A vendored msvcp140*.dll older than the toolset (PE linker version) of a binary that
+    imports it."""
+    by_path = {b.path: b for b in wheel.libraries}
+    out: list[Finding] = []
+    stale: dict[str, list[tuple[str, tuple[int, ...]]]] = {}
+    for path, per_arch in resolved.items():
+        for arch, rs in per_arch.items():
+            for r in rs:
+                if r.status != "inside" or not _basename(r.dependency.name).lower().startswith("msvcp140"):
+                    continue
+                runtime = by_path.get(r.path or "")
+                rs_slice = runtime.slices[0] if runtime is not None and runtime.slices else None
+                have = _version(getattr(rs_slice, "file_version", None))
+                importer = next((s for s in by_path[path].slices if s.arch == arch), None)
+                need = _version(getattr(importer, "linker_version", None))
+                if have and need and have < need:
+                    stale.setdefault(r.path or "", []).append((path, need))
+    for runtime_path, users in stale.items():
+        have = _version(by_path[runtime_path].slices[0].file_version) or ()
+        newest = max(n for _, n in users)
+        severity = "error" if have < _MUTEX_ABI <= newest else "warning"
+        why = (" (code built with 14.40 or later crashes in std::mutex with an older runtime)"
+               if severity == "error" else "")
+        out.append(Finding(
+            "WA507",
+            f"{runtime_path} (version {'.'.join(map(str, have))}) is older than the toolset "
+            f"{'.'.join(map(str, newest))} that linked {examples([p for p, _ in users], 3)}{why}",
+            subject=runtime_path, paths=[runtime_path] + sorted({p for p, _ in users}), rule=RULE,
+            severity_override=severity))  # type: ignore[arg-type]
+    return out
+
+
+def check_linkage(wheel, rule=None) -> list[Finding]:
+    """WA501, WA502, WA505, WA507, WA506 (:mod:`wheelaudit.checks.symbols`) and (from
+    :func:`wheelaudit.platforms.tags.check_platform`) WA503, WA504.
+
+    ``rule`` is the ruleset's ``[linkage]`` table (:class:`wheelaudit.ruleset.load.LinkageRule`) or
+    None for the defaults, which need no configuration. ``check = false`` turns all of it off.
+    """
+    if rule is not None and not getattr(rule, "check", True):
+        return []
+    rules = _Rules.build(wheel, rule)
+    resolver = _Resolver(wheel, rules)
+    resolved: dict[str, dict[str, list[Resolution]]] = {}
+    for b in wheel.libraries:
+        if not b.ok:
+            continue
+        resolved[b.path] = {s.arch: [resolver.resolve(b, s, d) for d in s.dependencies] for s in b.slices}
+    from wheelaudit.checks.symbols import check_unbound  # (checks.symbols reads this module's resolutions)
+
+    return (_wa501(wheel, rules, resolved) + _wa502(wheel, rules, resolved) + _wa505(wheel, resolved, rules)
+            + _wa507(wheel, resolved) + check_unbound(wheel, resolved, rule) + platforms.check_platform(wheel))

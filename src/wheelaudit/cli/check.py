@@ -1,0 +1,77 @@
+"""``wheelaudit check``: the release gate."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from wheelaudit.cli.common import add_jobs_option, add_output_options, output_stream, split_codes, split_severities
+
+
+def add_parser(sub) -> None:
+    from wheelaudit.render import formats
+
+    p = sub.add_parser("check", help="audit wheels against a rules file (the release gate)",
+                       description="Audit wheels against rules; exit 0 when nothing at or above --fail-on is found, "
+                                   "1 when something is, 2 on a usage or input error.")
+    p.add_argument("wheels", nargs="+", metavar="WHEEL_OR_DIR", help=".whl files, folders of .whl files (dist/), or unpacked / installed trees")
+    p.add_argument("--rules", "-r", metavar="FILE",
+                   help="rules file (default: [tool.wheelaudit] in the nearest pyproject.toml, else built-in checks only)")
+    add_output_options(p, formats())
+    p.add_argument("--select", action="append", metavar="CODES", help="only these codes or prefixes (WA2,WA301)")
+    p.add_argument("--ignore", action="append", metavar="CODES", help="never these codes or prefixes")
+    p.add_argument("--fail-on", choices=["error", "warning"], default=None,
+                   help="lowest severity that fails the run (default: error)")
+    p.add_argument("--severity", action="append", metavar="CODE=LEVEL",
+                   help="change a code's (or family's) severity: WA502=error,WA604=warning (on top of the rules' own)")
+    add_jobs_option(p)
+    p.add_argument("--together", action="store_true",
+                   help="treat the wheels as one install: components and linkage across them")
+    p.set_defaults(run=run)
+
+
+def resolve_rules(rules_arg: str | None):
+    """The ruleset from ``--rules``, else from pyproject.toml discovery, else None."""
+    from wheelaudit.cli.main import UsageError
+    from wheelaudit.ruleset.config import find_rules
+    from wheelaudit.ruleset.load import load_rules
+
+    if rules_arg:
+        path = Path(rules_arg)
+        if not path.is_file():
+            raise UsageError(f"rules file {path} {'is not a file' if path.exists() else 'does not exist'}")
+        return load_rules(path)
+    ruleset, _origin = find_rules(Path.cwd())
+    return ruleset
+
+
+def run(args: argparse.Namespace) -> int:
+    from wheelaudit.archive import expand_inputs
+    from wheelaudit.scan import scan
+
+    ruleset = resolve_rules(args.rules)
+    select = split_codes(args.select)
+    ignore = split_codes(args.ignore)
+    severity = split_severities(args.severity)
+    strings = ruleset.strings() if ruleset is not None else []
+    interest = ruleset.interest() if ruleset is not None else None
+    paths = expand_inputs(args.wheels)
+    if args.together:
+        from wheelaudit.scan.together import scan_together
+
+        wheels = [scan_together(paths, strings=strings, interest=interest, jobs=args.jobs)]
+    else:
+        wheels = [scan(p, strings=strings, interest=interest, jobs=args.jobs) for p in paths]
+    from wheelaudit.api import audit_wheels
+    from wheelaudit.render import renderer
+
+    report = audit_wheels(wheels, ruleset, select=select, ignore=ignore, fail_on=args.fail_on, severity=severity)
+    render = renderer(args.format)
+    with output_stream(args.output, report.exit_code) as out:
+        color = False
+        if args.format == "text":
+            from wheelaudit.render.text import use_color
+
+            color = use_color(out, args.no_color)
+        render(report, out, color)
+    return report.exit_code

@@ -1,0 +1,125 @@
+"""Options and helpers shared by several commands."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import errno
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TextIO
+
+
+def add_output_options(p: argparse.ArgumentParser, formats: list[str]) -> None:
+    p.add_argument("--format", choices=formats, default="text", help="output format (default: text)")
+    p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output ('-': standard output)")
+    p.add_argument("--no-color", action="store_true", help="no colour, even on a terminal (NO_COLOR is honoured too)")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not at least 1")
+    return value
+
+
+class _TimeoutAction(argparse.Action):
+    """``--binary-timeout S``: the bound on reading one binary. Kept in the environment
+    (WHEELAUDIT_BINARY_TIMEOUT), where every scan of the run and its workers read it."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        from wheelaudit.settings import SettingError
+        from wheelaudit.settings import seconds as parse_seconds
+
+        try:
+            seconds = parse_seconds(values, option_string)  # type: ignore[arg-type]
+        except SettingError as exc:
+            parser.error(str(exc))
+        os.environ["WHEELAUDIT_BINARY_TIMEOUT"] = repr(seconds)
+        setattr(namespace, self.dest, seconds)
+
+
+def add_jobs_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--jobs", "-j", type=_positive_int, default=None, metavar="N",
+                   help="worker processes reading the wheel (default: one per core, in-process for a small "
+                        "wheel; 1: in-process)")
+    p.add_argument("--binary-timeout", action=_TimeoutAction, default=None, metavar="SECONDS",
+                   help="report a binary that takes longer than this to read as WA001 and go on "
+                        "(default: $WHEELAUDIT_BINARY_TIMEOUT, else 120)")
+
+
+class OutputFailed(Exception):
+    """The report could not be written. ``code`` is the exit status: never lower than the
+    findings warrant (1 where there were findings), 2 where nothing could be reported."""
+
+    def __init__(self, message: str, code: int) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def _silence_stdout() -> None:
+    """Point file descriptor 1 at /dev/null, so that the interpreter's last flush of a broken
+    standard output raises nothing more."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.close(devnull)
+    except OSError:
+        pass
+
+
+@contextlib.contextmanager
+def output_stream(path: str | None, verdict: int = 0) -> Iterator[TextIO]:
+    """Where the report goes: ``path``, else standard output. ``verdict`` is the exit status
+    the command has reached (0 or 1); if the report cannot be written (a closed standard
+    output, a broken pipe, an unwritable ``--output``) :class:`OutputFailed` carries 1 where
+    the verdict was 1, else 2, and one line saying why."""
+    if path == "-":  # (the usual spelling of standard output)
+        path = None
+    where = path or "standard output"
+    try:
+        if path:
+            fh = open(Path(path), "w", encoding="utf-8")  # noqa: SIM115
+        else:
+            fh = sys.stdout
+            if fh is None:  # started with descriptor 1 closed
+                raise OSError(errno.EBADF, "it is closed")
+        try:
+            yield fh
+            fh.flush()
+        finally:
+            if path:
+                fh.close()
+    except OSError as exc:
+        if not path:
+            _silence_stdout()
+        raise OutputFailed(f"cannot write the report to {where}: {exc.strerror or exc}",
+                           1 if verdict == 1 else 2) from None
+
+
+def split_codes(values: list[str] | None) -> tuple[str, ...] | None:
+    """``--select WA2,WA301 --select WA4`` -> ("WA2", "WA301", "WA4"); an unknown code or
+    family is a usage error."""
+    from wheelaudit.cli.main import UsageError
+    from wheelaudit.model.codes import CodeError, parse_selectors
+
+    try:
+        return parse_selectors(values)
+    except CodeError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def split_severities(values: list[str] | None) -> dict[str, str]:
+    """``--severity WA502=error,WA6=warning`` -> {"WA502": "error", "WA6": "warning"}."""
+    from wheelaudit.cli.main import UsageError
+    from wheelaudit.model.codes import CodeError, parse_severities
+
+    try:
+        return parse_severities(values)
+    except CodeError as exc:
+        raise UsageError(f"--severity: {exc}") from None

@@ -1,0 +1,33 @@
+"""``wheelaudit init WHEEL_OR_DIR > rules.toml``: a starter ruleset from a known-good wheel."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from wheelaudit.cli.common import add_jobs_option, output_stream
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("init", help="print a starter ruleset inferred from a known-good wheel",
+                       description="Print a starter TOML ruleset that holds of a known-good wheel: expected library "
+                                   "names (repair hashes and versions as globs: libXau-*.so*) and identity, one "
+                                   "[[component]] per namespace a single library defines "
+                                   "(sentinels and owner), data files beside the libraries, and the linkage it needs "
+                                   "from outside the wheel, each entry with a comment saying how it was inferred. "
+                                   "`wheelaudit check` passes on the same wheel with it.")
+    p.add_argument("wheel", metavar="WHEEL_OR_DIR")
+    p.add_argument("--output", "-o", metavar="FILE", help="write the rules to FILE instead of standard output")
+    add_jobs_option(p)
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from wheelaudit.review.init import starter_ruleset
+    from wheelaudit.scan import scan
+
+    wheel = scan(Path(args.wheel), jobs=args.jobs)
+    text = starter_ruleset(wheel)
+    with output_stream(args.output) as out:
+        out.write(text)
+    return 0

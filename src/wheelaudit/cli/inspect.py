@@ -1,0 +1,53 @@
+"""``wheelaudit inspect``: every native binary with its facts."""
+
+from __future__ import annotations
+
+import argparse
+
+from wheelaudit.cli.common import add_jobs_option, add_output_options, output_stream
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("inspect", help="list native binaries with their facts",
+                       description="Every native binary of a wheel: format, architectures, kind, size, identity, "
+                                   "dependencies (and where each resolves), rpaths, symbol counts.")
+    p.add_argument("wheels", nargs="+", metavar="WHEEL_OR_DIR",
+                   help=".whl files, folders of .whl files, or unpacked / installed trees")
+    add_output_options(p, ["text", "json"])
+    p.add_argument("--symbols", action="store_true", help="also list exported and imported symbols")
+    p.add_argument("--rules", "-r", metavar="FILE",
+                   help="rules whose [linkage] table (provided-by, allow-external) informs where dependencies resolve")
+    add_jobs_option(p)
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from wheelaudit.render import json as json_render
+    from wheelaudit.render import text as text_render
+    from wheelaudit.scan import scan
+
+    from wheelaudit.checks.linkage import resolution_table
+    from wheelaudit.cli.check import resolve_rules
+
+    from wheelaudit.archive import expand_inputs
+
+    ruleset = resolve_rules(args.rules)
+    linkage = ruleset.linkage if ruleset is not None else None
+    wheels = [scan(p, jobs=args.jobs) for p in expand_inputs(args.wheels)]
+    tables = [resolution_table(w, linkage) for w in wheels]  # (keyed by paths inside one wheel)
+    with output_stream(args.output) as out:
+        if args.format == "json":
+            import json
+
+            doc = json_render.inspect_dict(wheels[:1], symbols=args.symbols, resolutions=tables[0])
+            for w, table in zip(wheels[1:], tables[1:]):
+                doc["wheels"] += json_render.inspect_dict([w], symbols=args.symbols, resolutions=table)["wheels"]
+            json.dump(doc, out, indent=2)
+            out.write("\n")
+        else:
+            color = text_render.use_color(out, args.no_color)
+            for i, (w, table) in enumerate(zip(wheels, tables)):
+                if i:
+                    out.write("\n")
+                text_render.render_inspect([w], out, color=color, symbols=args.symbols, resolutions=table)
+    return 0

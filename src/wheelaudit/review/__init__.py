@@ -1,0 +1,1 @@
+"""Reviewing a wheel by hand: the logic of ``dups``, ``diff`` and ``init`` (their command lines are in cli/)."""

@@ -1,0 +1,153 @@
+"""Conditions: which wheels a rule applies to, decided from the wheel's tags and version.
+
+A :class:`WheelTraits` holds the facts of one wheel (derived from its tags with
+:func:`traits_from_tags`); a :class:`Condition` (the ``when`` and ``required`` tables of a
+rules file) holds of a wheel when every key it gives holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from typing import TYPE_CHECKING
+
+from wheelaudit.ruleset.globs import Glob, matches_list
+
+if TYPE_CHECKING:
+    from packaging.tags import Tag
+
+__all__ = ["WheelTraits", "traits_from_tags", "Condition", "CONDITION_KEYS", "KNOWN_OS"]
+
+#: Values of the ``os`` trait.
+KNOWN_OS = ("linux", "macos", "windows", "ios", "android")
+
+#: Keys of a condition table, in the order :meth:`Condition.describe` lists them. ``name`` (a
+#: glob over the distribution's canonical name) is an extension of SPEC section 3, so that one
+#: ruleset can serve the several distributions of a project (``mlx`` and ``mlx-metal``).
+CONDITION_KEYS = ("platform", "os", "arch", "version", "python", "name")
+
+@dataclass(frozen=True)
+class WheelTraits:
+    """The facts of a wheel that conditions select on.
+
+    ``platforms`` are the platform tags as written (``"macosx_14_0_arm64"``, ``"any"``), sorted;
+    ``os`` is a subset of :data:`KNOWN_OS`; ``arch`` holds the architectures the tags name,
+    spelled as the tags spell them (``"aarch64"`` on Linux, ``"arm64"`` on macOS and Windows:
+    they are not unified, so ``arch = "arm64"`` selects Apple silicon and Windows on Arm only,
+    and ``arch = ["arm64", "aarch64"]`` every 64-bit Arm wheel). ``version`` is the
+    distribution version and ``pythons`` the python tags (``"cp311"``, ``"py3"``), sorted.
+    ``name`` is the distribution name, canonical (PEP 503: lower case, ``-`` for runs of
+    ``-_.``), or ``""`` when unknown.
+    """
+
+    platforms: tuple[str, ...] = ()
+    os: frozenset[str] = field(default_factory=frozenset)
+    arch: frozenset[str] = field(default_factory=frozenset)
+    version: str = ""
+    pythons: tuple[str, ...] = ()
+    name: str = ""
+
+
+def _platform_os_arch(platform: str) -> tuple[str | None, tuple[str, ...]]:
+    """The os and architectures one platform tag names (``(None, ())`` for ``any`` and tags
+    wheelaudit does not know), from the one platform-tag model (:mod:`wheelaudit.platforms.tags`)."""
+    from wheelaudit.platforms.tags import parse_platform  # (here: the policy data loads only when a tag is read)
+
+    pt = parse_platform(platform)
+    if pt.os is None or pt.os == "any":
+        return None, ()
+    return pt.os, pt.arch_names
+
+
+def _canonical(name: str) -> str:
+    # (imported here: packaging.utils pulls in packaging.tags, logging, subprocess and platform,
+    # 40 ms that `check` would otherwise spend before its first worker starts)
+    from packaging.utils import canonicalize_name
+
+    return canonicalize_name(name)
+
+
+def traits_from_tags(tags: Iterable[Tag], version: str, name: str = "") -> WheelTraits:
+    """The traits of a wheel with these tags (e.g. from :func:`packaging.utils.parse_wheel_filename`
+    or the ``Tag:`` lines of ``WHEEL``), this distribution version and (optionally) this
+    distribution name.
+
+    Platform tags that wheelaudit does not know (``pyodide_*``, ...) still count for
+    ``platform`` conditions but give no ``os`` or ``arch``.
+    """
+    platforms: dict[str, None] = {}
+    pythons: dict[str, None] = {}
+    oses: set[str] = set()
+    archs: set[str] = set()
+    for tag in tags:
+        platforms.setdefault(tag.platform, None)
+        pythons.setdefault(tag.interpreter, None)
+        os_name, arch = _platform_os_arch(tag.platform)
+        if os_name:
+            oses.add(os_name)
+        archs.update(arch)
+    return WheelTraits(
+        platforms=tuple(sorted(platforms)),
+        os=frozenset(oses),
+        arch=frozenset(archs),
+        version=str(version),
+        pythons=tuple(sorted(pythons)),
+        name=_canonical(name) if name else "",
+    )
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A condition table. Each key that is given (not ``None``) must hold: some glob of the key
+    matches some value of the wheel's corresponding trait. An empty condition always holds.
+    """
+
+    platform: tuple[Glob, ...] | None = None
+    os: tuple[Glob, ...] | None = None
+    arch: tuple[Glob, ...] | None = None
+    version: tuple[Glob, ...] | None = None
+    python: tuple[Glob, ...] | None = None
+    name: tuple[Glob, ...] | None = None
+
+    def _values(self, key: str, traits: WheelTraits) -> Iterable[str]:
+        if key == "platform":
+            return traits.platforms
+        if key == "os":
+            return traits.os
+        if key == "arch":
+            return traits.arch
+        if key == "version":
+            return (traits.version,)
+        if key == "name":
+            return (traits.name,) if traits.name else ()
+        return traits.pythons
+
+    def holds(self, traits: WheelTraits) -> bool:
+        for key in CONDITION_KEYS:
+            globs = getattr(self, key)
+            if globs is None:
+                continue
+            if not matches_list(globs, self._values(key, traits)):
+                return False
+        return True
+
+    def __call__(self, traits: WheelTraits) -> bool:
+        return self.holds(traits)
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """The keys this condition gives."""
+        return tuple(k for k in CONDITION_KEYS if getattr(self, k) is not None)
+
+    def describe(self) -> str:
+        """E.g. ``"os = macos, arch = arm64"``; alternatives joined with ``|``
+        (``"os = linux|macos"``); ``"always"`` for an empty condition."""
+        parts = []
+        for key in self.keys:
+            globs = getattr(self, key)
+            parts.append(f"{key} = " + "|".join(g.pattern for g in globs))
+        return ", ".join(parts) if parts else "always"
+
+    def __str__(self) -> str:
+        return self.describe()

@@ -1,0 +1,342 @@
+"""Wheels installed together: several wheels laid out as one ``site-packages``.
+
+Many release failures only show when two wheels share a process: PyTorch and scikit-learn each
+bundling an OpenMP runtime (``OMP: Error #15``), ExecuTorch's statically bundled MLX beside
+``mlx-metal``'s ``libmlx.dylib``. :func:`scan_together` scans each wheel and merges the results
+into one :class:`TogetherWheel`, which every check then treats like one wheel:
+
+- libraries and files are unioned (their paths are already relative to site-packages; ``.data``
+  members land where the installer puts them); a component defined once in each wheel has two
+  definers, WA201, and messages name the wheel of each path (:attr:`Wheel.origins`);
+- linkage resolves inside the merged tree, so a dependency of one wheel that another wheel ships
+  is found there (no ``provided-by`` needed); when it is, the needing wheel must *require* the
+  providing one (WA505), or installing it alone breaks;
+- ``beside`` and file counts see every wheel's files;
+- each wheel keeps its own scan findings (WA001, WA002) and its own platform checks (WA503,
+  WA504: a binary is held to the tags of the wheel it ships in, not to another wheel's), each
+  message prefixed with the wheel's file name;
+- two wheels that ship the same path with different contents are a WA002 (one overwrites the
+  other at install, whose RECORD then no longer matches); identical copies are one file once
+  installed and are not reported; the tree keeps the copy of the wheel given first;
+- wheels that no platform can install together (a macOS wheel with a Linux one) are a WA503.
+
+The same distribution given twice (two versions of one project) is not an install: it raises
+:class:`NotTogether` (a :class:`~wheelaudit.archive.NotAWheel`, exit 2 on the command line).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from packaging.utils import canonicalize_name
+
+from wheelaudit.platforms import tags as platforms
+from wheelaudit.ruleset.conditions import WheelTraits
+from wheelaudit.model.finding import Finding, examples
+from wheelaudit.checks.index import Interest
+from wheelaudit.checks.linkage import _installed, _required_dists, resolve_wheel
+from wheelaudit.model.wheel import Wheel
+from wheelaudit.scan import scan
+from wheelaudit.archive import NotAWheel, open_wheel
+
+__all__ = ["scan_together", "merge_wheels", "TogetherWheel", "NotTogether"]
+
+
+class NotTogether(NotAWheel):
+    """The paths cannot be laid out as one install (the same distribution twice, no paths)."""
+
+
+@dataclass
+class TogetherWheel(Wheel):
+    """Several wheels as one install. ``members`` are the wheels as scanned alone; ``path`` is
+    synthetic (the first wheel's directory / ``A.whl+B.whl``); ``name`` and ``version`` are the
+    members' joined with ``+``; ``origins`` maps every path of the tree to its wheel's file name."""
+
+    members: list[Wheel] = field(default_factory=list)
+
+    @property
+    def platform_tags(self) -> list[str]:
+        """None: the tree has no tags of its own to hold a binary to. Each member's binaries were
+        checked against that member's tags when the wheels were merged (WA503 / WA504), so that,
+        e.g., torch's binaries (minos 14.0, tagged ``macosx_14_0``) are not held to scikit-learn's
+        ``macosx_12_0``."""
+        return []
+
+
+def label(w: Wheel) -> str:
+    """How findings name a member: its file name (``torch-2.14.1-cp311-…whl``)."""
+    return w.path.name or str(w.path)
+
+
+def scan_together(paths: Sequence[str | os.PathLike[str]], *, strings: Iterable[bytes] = (),
+                  interest: Interest | None = None, jobs: int | None = None) -> TogetherWheel:
+    """Scan each wheel (``.whl`` or unpacked tree) and merge them into one install.
+
+    ``strings``, ``interest`` and ``jobs`` are passed to :func:`wheelaudit.scan`. Raises
+    :class:`~wheelaudit.archive.NotAWheel` for a path that is not a wheel and
+    :class:`NotTogether` when the wheels cannot be one install (the same distribution twice).
+    """
+    if not paths:
+        raise NotTogether("no wheels given")
+    needles = tuple(strings)
+    scanned: list[Wheel] = []
+    seen: dict[str, Wheel] = {}
+    for p in paths:
+        w = scan(p, strings=needles, interest=interest, jobs=jobs)
+        _check_distinct(w, seen)
+        scanned.append(w)
+    return merge_wheels(scanned)
+
+
+def _common_interest(interests: list[Interest | None]) -> Interest | None:
+    """What every member's tables answer: None (all kept) when no member was narrowed."""
+    narrowed = [i for i in interests if i is not None]
+    if not narrowed:
+        return None
+    if all(i == narrowed[0] for i in narrowed):
+        return narrowed[0]
+    return Interest(frozenset.intersection(*(i.hints for i in narrowed)), all(i.all_mangled for i in narrowed),
+                    all(i.everything for i in narrowed))
+
+
+def _check_distinct(w: Wheel, seen: dict[str, Wheel]) -> None:
+    key = canonicalize_name(w.name) if w.name else str(w.path)
+    other = seen.get(key)
+    if other is not None:
+        raise NotTogether(
+            f"{other.path} and {w.path} are both the distribution {w.name or key}"
+            f" ({other.version or '?'} and {w.version or '?'}): one install holds one version of a"
+            " distribution, so they cannot be audited together")
+    seen[key] = w
+
+
+def merge_wheels(wheels: Sequence[Wheel]) -> TogetherWheel:
+    """Merge already scanned wheels (:func:`wheelaudit.scan`) into one install; see the module
+    docstring for what is kept and what becomes a finding. The wheels are not modified."""
+    if not wheels:
+        raise NotTogether("no wheels given")
+    seen: dict[str, Wheel] = {}
+    for w in wheels:
+        _check_distinct(w, seen)
+    labels = [label(w) for w in wheels]
+
+    findings: list[Finding] = []
+    for w, lab in zip(wheels, labels):
+        for f in w.findings:
+            findings.append(_prefixed(f, lab))
+        for f in platforms.check_platform(w):
+            findings.append(_prefixed(f, lab))
+    findings += _platform_conflicts(wheels, labels)
+
+    # the installed tree: installed path -> (member index, archive path)
+    owner: dict[str, tuple[int, str]] = {}
+    shadowed: dict[tuple[int, str], list[tuple[int, str]]] = {}  # kept (i, path) -> dropped copies
+    for i, w in enumerate(wheels):
+        for f in w.files:
+            inst = _installed(f)
+            if inst in owner:
+                shadowed.setdefault(owner[inst], []).append((i, f))
+            else:
+                owner[inst] = (i, f)
+    dropped: set[tuple[int, str]] = set()
+    if shadowed:
+        findings += _collisions(wheels, labels, shadowed, dropped)
+
+    files: list[str] = []
+    libraries = []
+    origins: dict[str, str] = {}
+    for i, (w, lab) in enumerate(zip(wheels, labels)):
+        for f in w.files:
+            if (i, f) not in dropped:
+                files.append(f)
+                origins.setdefault(f, lab)
+        for b in w.libraries:
+            if (i, b.path) not in dropped:
+                libraries.append(b)
+                origins.setdefault(b.path, lab)
+
+    tags = list(dict.fromkeys(t for w in wheels for t in w.tags))
+    traits = WheelTraits(
+        platforms=tuple(sorted({p for w in wheels for p in w.traits.platforms})),
+        os=frozenset(o for w in wheels for o in w.traits.os),
+        arch=frozenset(a for w in wheels for a in w.traits.arch),
+        version="+".join(w.version for w in wheels),
+        pythons=tuple(sorted({p for w in wheels for p in w.traits.pythons})),
+        name="+".join(canonicalize_name(w.name) for w in wheels if w.name),
+    )
+    first = wheels[0].path
+    path = first if len(wheels) == 1 else first.parent / "+".join(labels)
+    merged = TogetherWheel(
+        path=path,
+        name="+".join(w.name for w in wheels),
+        version="+".join(w.version for w in wheels),
+        tags=tags,
+        traits=traits,
+        files=sorted(files),
+        libraries=sorted(libraries, key=lambda b: b.path),
+        requires_dist=list(dict.fromkeys(r for w in wheels for r in w.requires_dist)),
+        findings=findings,
+        strings=tuple(dict.fromkeys(s for w in wheels for s in w.strings)),
+        interest=_common_interest([w.interest for w in wheels]),
+        origins=origins,
+        members=list(wheels),
+        surface=_merged_surface(wheels),
+    )
+    merged.findings += _cross_requirements(merged, wheels, labels)
+    return merged
+
+
+def _prefixed(f: Finding, lab: str) -> Finding:
+    return Finding(f.code, f"{lab}: {f.message}", subject=f.subject, paths=list(f.paths),
+                   symbols=list(f.symbols), rule=f.rule, waived_by=f.waived_by,
+                   severity_override=f.severity_override)
+
+
+def _merged_surface(wheels: Sequence[Wheel]):
+    """The members' consumer surfaces side by side (each read against its own wheel: a path one
+    wheel's config names in another wheel counts as missing), None when no member has one."""
+    surfaces = [w.surface for w in wheels if w.surface is not None]
+    if not surfaces:
+        return None
+    from wheelaudit.surface import Surface
+
+    out = Surface()
+    for s in surfaces:
+        out.targets += s.targets
+        out.configs += s.configs
+        out.export_files.update(s.export_files)
+        out.pkgconfig += s.pkgconfig
+        out.problems += s.problems
+        out.texts.update(s.texts)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Can they be installed together at all?
+
+
+def _platform_keys(w: Wheel) -> set[tuple[str, str]] | None:
+    """(system, arch) pairs a wheel installs on; None for a pure or unknown wheel (anywhere)."""
+    keys: set[tuple[str, str]] = set()
+    for tag in w.platform_tags:
+        pt = platforms.parse_platform(tag)
+        if pt.os in (None, "any"):
+            return None
+        system = "musllinux" if pt.family == "musllinux" else pt.os
+        keys.update((system, a) for a in pt.archs)
+    return keys or None
+
+
+def _describe_keys(keys: set[tuple[str, str]]) -> str:
+    return ", ".join(f"{s} {a}" for s, a in sorted(keys))
+
+
+def _platform_conflicts(wheels: Sequence[Wheel], labels: list[str]) -> list[Finding]:
+    out: list[Finding] = []
+    common: set[tuple[str, str]] | None = None
+    first: tuple[str, set[tuple[str, str]]] | None = None
+    for w, lab in zip(wheels, labels):
+        keys = _platform_keys(w)
+        if keys is None:
+            continue
+        if common is None:
+            common, first = set(keys), (lab, keys)
+            continue
+        if not common & keys:
+            assert first is not None
+            out.append(Finding(
+                "WA503",
+                f"{lab} installs on {_describe_keys(keys)} ({', '.join(w.platform_tags)}), but {first[0]} only on"
+                f" {_describe_keys(first[1])}: no platform satisfies both wheels' tags, so they cannot be"
+                " installed together",
+                subject=lab, paths=[], rule="linkage"))
+            continue
+        common &= keys
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# The same path in two wheels
+
+
+def _digests(w: Wheel, members: Iterable[str]) -> dict[str, str]:
+    """RECORD-style sha256 of the given members of ``w``, read again from the wheel."""
+    want = set(members)
+    out: dict[str, str] = {}
+    try:
+        with open_wheel(w.path) as src:
+            for m in src.members:
+                if m.path in want:
+                    md = src.reader.read(m)
+                    out[m.path] = md.digest if md.error is None else f"unreadable: {md.error}"
+    except (NotAWheel, OSError) as exc:  # pragma: no cover - the wheel was just read
+        for p in want:
+            out.setdefault(p, f"unreadable: {exc}")
+    return out
+
+
+def _collisions(wheels: Sequence[Wheel], labels: list[str], shadowed: dict[tuple[int, str], list[tuple[int, str]]],
+                dropped: set[tuple[int, str]]) -> list[Finding]:
+    per_wheel: dict[int, set[str]] = {}
+    for kept, others in shadowed.items():
+        for i, p in [kept, *others]:
+            per_wheel.setdefault(i, set()).add(p)
+    digests = {i: _digests(wheels[i], ps) for i, ps in per_wheel.items()}
+    out: list[Finding] = []
+    for (ki, kp), others in sorted(shadowed.items()):
+        inst = _installed(kp)
+        for oi, op in others:
+            dropped.add((oi, op))
+            a, b = digests[ki].get(kp), digests[oi].get(op)
+            if a is not None and a == b and not a.startswith("unreadable"):
+                continue  # the same bytes: one file once installed
+            where = kp if kp == op else f"{kp} / {op}"
+            out.append(Finding(
+                "WA002",
+                f"{inst} is shipped by {labels[ki]} and by {labels[oi]} with different contents ({where}):"
+                f" installed together, one overwrites the other, whose RECORD then no longer matches (and"
+                f" uninstalling either removes the file for both). The audit keeps the copy from {labels[ki]}",
+                subject=inst, paths=[kp] if kp == op else [kp, op], rule="integrity"))
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# A dependency satisfied by another wheel: the needing wheel must require the providing one
+
+
+def _cross_requirements(merged: TogetherWheel, wheels: Sequence[Wheel], labels: list[str]) -> list[Finding]:
+    by_label = dict(zip(labels, wheels))
+    needs: dict[tuple[str, str], list[tuple[str, str]]] = {}  # (binary, provider label) -> [(dep, target)]
+    for path, per_arch in resolve_wheel(merged).items():
+        src = merged.origins.get(path)
+        for rs in per_arch.values():
+            for r in rs:
+                if r.status != "inside" or r.path is None:
+                    continue
+                dst = merged.origins.get(r.path)
+                if src is None or dst is None or dst == src:
+                    continue
+                lst = needs.setdefault((path, dst), [])
+                if (r.dependency.name, r.path) not in lst:
+                    lst.append((r.dependency.name, r.path))
+    out: list[Finding] = []
+    for (path, dst), deps in sorted(needs.items()):
+        src = merged.origins[path]
+        needer, provider = by_label[src], by_label[dst]
+        plain, extra_only = _required_dists(needer)
+        dist = canonicalize_name(provider.name)
+        if dist in plain:
+            continue
+        extras = extra_only.get(dist)
+        why = (f"{needer.name} requires {provider.name} only with extra {', '.join(sorted(set(extras)))}" if extras
+               else f"{needer.name}'s METADATA has no Requires-Dist: {provider.name}")
+        shown = examples([f"{d} (-> {t})" for d, t in deps], 3)
+        out.append(Finding(
+            "WA505",
+            f"{path} ({src}) needs {shown}, which {dst} ships; here the wheels are installed together, but"
+            f" {why}, so installing {needer.name} without it breaks. Add Requires-Dist: {provider.name}",
+            subject=path, paths=[path] + sorted({t for _d, t in deps}), rule="linkage"))
+    return out
