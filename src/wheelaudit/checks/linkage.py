@@ -36,6 +36,7 @@ and the build-machine shapes seen in released wheels (:data:`BUILD_MACHINE_SHAPE
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from collections import deque
 from dataclasses import dataclass, field
 
@@ -882,8 +883,14 @@ class _RpathVerdict:
     case: str  # a short sentence of why, shared by every entry of the same case
 
 
+@lru_cache(maxsize=None)
+def _globs(patterns: tuple[str, ...]) -> tuple[Glob, ...]:
+    """A module constant's globs, compiled once."""
+    return tuple(_glob(p) for p in patterns)
+
+
 def _preloaded(name: str) -> bool:
-    return any(_glob(g).match(name) for g in INTERPRETER_LOADED)
+    return any(g.match(name) for g in _globs(INTERPRETER_LOADED))
 
 
 def _reach(resolved: dict[str, dict[str, list[Resolution]]], by_path: dict[str, Binary]
@@ -915,7 +922,7 @@ def _rpath_verdict(entry: str, fmt: str, rules: _Rules, reached: set[str]) -> _R
         return _RpathVerdict("error", f"forbidden by the rules (forbid-rpath {forbid})")
     if any(g.match(entry) for g in rules.allow_rpath):
         return None
-    if fmt == "macho" and any(_glob(g).match(entry) for g in _MACOS_SYSTEM_RPATHS):
+    if fmt == "macho" and any(g.match(entry) for g in _globs(_MACOS_SYSTEM_RPATHS)):
         return None  # /usr/lib/swift and the like: the OS's own directories
     relative = entry and not entry.startswith("/")
     if relative and _is_relative_ok(entry, fmt):
@@ -924,7 +931,7 @@ def _rpath_verdict(entry: str, fmt: str, rules: _Rules, reached: set[str]) -> _R
             return _RpathVerdict("warning", f"inside the installed tree but shaped like a build directory ({shape}),"
                                             " which the wheel does not ship")
         return None
-    writable = entry == "" or relative or any(_glob(g).match(entry) for g in USER_WRITABLE)
+    writable = entry == "" or relative or any(g.match(entry) for g in _globs(USER_WRITABLE))
     if writable:
         where = ("the current directory" if entry == "" or relative else
                  "a directory where any user can place files")

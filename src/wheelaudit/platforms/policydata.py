@@ -344,6 +344,13 @@ def _ships(dist: dict[str, Any], family: str, library: str, specifier: Specifier
     return None
 
 
+@lru_cache(maxsize=None)
+def _requirement(text: str) -> Requirement:
+    """A Requires-Dist line of the table, parsed once (the table's few hundred lines are walked
+    for every library asked about)."""
+    return Requirement(text)
+
+
 def _routes(name: str, extras: frozenset[str], specifier: SpecifierSet | None, library: str, family: str,
             env: dict[str, str], transitive: bool, depth: int = 0,
             seen: frozenset[str] = frozenset()) -> list[tuple[tuple[str, ...], str, dict[str, Any], bool]]:
@@ -363,7 +370,7 @@ def _routes(name: str, extras: frozenset[str], specifier: SpecifierSet | None, l
     for version in _versions_for(dist, family, specifier):
         for text in dist["requires"].get(family, {}).get(version, []):
             try:
-                req = Requirement(text)
+                req = _requirement(text)
             except InvalidRequirement:
                 continue
             for extra in sorted(extras | {""}):
