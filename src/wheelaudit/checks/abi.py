@@ -5,6 +5,7 @@ Built-in checks, on by default, each a small pure function of the scanned
 (``Slice.exec_stack``, ``textrel``, ``debug_bytes``, ``signature``, dependencies, exports) and
 the wheel's tags, parsed by :mod:`packaging.tags`:
 
+- WA601 an abi3 wheel's extension uses CPython symbols outside the Stable ABI of its minimum version
 - WA602 an extension module's file name (ABI / platform suffix) disagrees with the wheel's tags
 - WA603 an extension module links libpython
 - WA604 a binary carries full debug info
@@ -12,7 +13,7 @@ the wheel's tags, parsed by :mod:`packaging.tags`:
 - WA607 an arm64 Mach-O slice has no code signature, or its page hashes disagree with its bytes
 - WA608 an ELF library has text relocations
 
-(WA601, the stable ABI, and WA605, size budgets, live elsewhere.)
+(WA605, size budgets, lives elsewhere.)
 """
 
 from __future__ import annotations
@@ -333,7 +334,83 @@ def check_signatures(wheel) -> list[Finding]:
     return out
 
 
-CHECKS = (check_suffixes, check_libpython, check_debug_info, check_exec_stack, check_signatures, check_textrel)
+# ---- the Stable ABI ---------------------------------------------------------------------------
+
+_PYTHON_DLL = re.compile(r"^python3\d+t?\.dll$", re.I)
+
+
+def _abi3_floor(tags: Iterable[str]) -> tuple[int, int] | None:
+    """The minimum Python of a wheel's abi3 tags (``cp39-abi3``: 3.9; the highest cpXY among
+    them, as abi3audit reads it), or None when the wheel is not abi3."""
+    floors = []
+    for tag in _tags(tags):
+        if tag.abi == "abi3" and tag.interpreter.startswith("cp") and tag.interpreter[2:].isdigit():
+            digits = tag.interpreter[2:]
+            floors.append((int(digits[0]), int(digits[1:] or 0)))
+    return max(floors) if floors else None
+
+
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in text.split("."))
+
+
+def check_stable_abi(wheel) -> list[Finding]:
+    """WA601: an extension module of an abi3 wheel imports a CPython symbol that the Stable ABI
+    of the wheel's minimum version does not have: one added later (``cp39-abi3`` importing a
+    3.10 function), or one that is not in it at all (a private ``_Py*``, a ``Py*`` outside the
+    limited API). Imports only: what a module defines is its own. On Windows, importing from a
+    versioned ``python3X.dll`` instead of ``python3.dll`` ties the module to that version.
+    The Stable ABI is CPython's ``Misc/stable_abi.toml`` (platforms/data/stable_abi.json)."""
+    from wheelaudit.platforms.policydata import stable_abi_symbol
+
+    floor = _abi3_floor(wheel.tags)
+    if floor is None:
+        return []
+    label = f"{floor[0]}.{floor[1]}"
+    out: list[Finding] = []
+    for b in wheel.libraries:
+        if not b.ok or not is_extension_module(b):
+            continue
+        newer: dict[str, str] = {}
+        outside: set[str] = set()
+        dlls: set[str] = set()
+        for sl in b.slices:
+            for dll in getattr(sl, "imports_from", {}) or {}:
+                if _PYTHON_DLL.match(dll):
+                    dlls.add(dll)
+            for name in sl.imports:
+                if not name.startswith(("Py", "_Py")) or name.startswith("PyInit_"):
+                    continue
+                added = stable_abi_symbol(name)
+                if added is None:
+                    outside.add(name)
+                elif _version(added) > floor:
+                    newer[name] = added
+        if not (newer or outside or dlls):
+            continue
+        parts = []
+        if newer:
+            shown = sorted(newer, key=lambda n: (_version(newer[n]), n))
+            parts.append("added to the Stable ABI after " + label + ": "
+                         + ", ".join(f"{n} ({newer[n]})" for n in shown[:6])
+                         + (f" and {len(shown) - 6} more" if len(shown) > 6 else ""))
+        if outside:
+            shown = sorted(outside)
+            parts.append("not in the Stable ABI: " + ", ".join(shown[:6])
+                         + (f" and {len(shown) - 6} more" if len(shown) > 6 else ""))
+        if dlls:
+            parts.append(f"imports from {', '.join(sorted(dlls))} instead of python3.dll")
+        out.append(Finding(
+            "WA601",
+            f"{b.path} is tagged abi3 for Python {label} and later, but uses CPython symbols "
+            + "; ".join(parts) + ": it fails to import (or misbehaves) on other Python versions",
+            subject=b.path, paths=[b.path], symbols=sorted(newer) + sorted(outside), rule="abi",
+            hint=("build with Py_LIMITED_API set to the tag's version (0x030900f0 for cp39) and use only "
+                  "limited-API functions, or raise the wheel's abi3 tag to the version that added them")))
+    return out
+
+
+CHECKS = (check_stable_abi, check_suffixes, check_libpython, check_debug_info, check_exec_stack, check_signatures, check_textrel)
 
 
 def check_abi(wheel) -> list[Finding]:

@@ -143,6 +143,9 @@ CODES: dict[str, Code] = {
              "importing it (error where the std::mutex ABI of 14.40 separates them, warning otherwise)",
              fix="vendor the runtime of the newest toolset that built the wheel's binaries (delvewheel repair on "
                  "a machine with the current VC++ redistributable)"),
+        Code("WA601", "outside-stable-abi", "error",
+             "an abi3 wheel's extension uses CPython symbols outside the Stable ABI of its minimum version",
+             fix="define Py_LIMITED_API as the tag's version and use only limited-API functions, or raise the abi3 tag"),
         Code("WA602", "extension-suffix-mismatch", "error",
              "an extension module's file name (ABI / platform suffix) disagrees with the wheel's tags",
              fix="build the extension with the interpreter the wheel is tagged for (its EXT_SUFFIX), or retag the wheel"),
