@@ -91,9 +91,8 @@ def select(values: Sequence, mask: bytes) -> list:
     """``values[i]`` for each ``i`` where ``mask[i]`` is not 0, in order, as a list.
 
     A run of selected records is taken as one slice: linkers put a table's local symbols
-    together (one run for the 430,434 entries of libtorch_cpu.dylib's symbol table, 393,749 of
-    them kept: 22 ms -> under 1 ms), and a mask with few runs costs a ``find`` per run; a
-    scattered one is read element-wise (:func:`itertools.compress`)."""
+    together (typically one run), and a mask with few runs costs a ``find`` per run, not a
+    step per element; a scattered one is read element-wise (:func:`itertools.compress`)."""
     found = runs(mask)
     if found is None:
         return list(compress(values, mask))
@@ -130,9 +129,8 @@ def ascending(values: Sequence[int]) -> bool:
 
     A large table is first sampled (an unsorted one, the usual ELF ``.symtab``, costs next to
     nothing), then an unsigned ``array`` is checked in a few big-integer operations instead of
-    a comparison per pair (a Python-level pass makes an int object per value: ``min`` alone
-    takes 23 ms over the 393,749 name offsets of libtorch_cpu.dylib's local symbols, this 11 ms
-    in all): the values but the first and the values but the last, as two integers of
+    a comparison per pair (a Python-level pass makes an int object per value; this one does
+    not): the values but the first and the values but the last, as two integers of
     fixed-width lanes, are subtracted, and ``d ^ y ^ x`` holds at each bit the borrow that came
     into it. No lane has ``y < x`` exactly when no borrow crosses a lane boundary (the lowest
     such lane would send one into the next) and the difference is not negative (a borrow out
@@ -159,7 +157,7 @@ def ascending(values: Sequence[int]) -> bool:
     d = y - x
     if d < 0:
         return False
-    d ^= y  # (in steps, each operand let go once used: the dylib's worker peaks 4 MB lower)
+    d ^= y  # (in steps, each operand let go once used, to keep the peak memory low)
     del y
     d ^= x
     del x

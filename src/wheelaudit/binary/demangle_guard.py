@@ -1,8 +1,8 @@
 """Demangle names that could explode in a memory- and time-capped worker process.
 
-``cpp_demangle`` has no bound on its output: a crafted 352-byte name whose template arguments
+``cpp_demangle`` has no bound on its output: a short crafted name whose template arguments
 repeat earlier ones through substitutions (``S_``, ``S0_``, ...) doubles its demangled size at
-every level (5 MB; 470 bytes take 17 s; 500 bytes exhaust memory). Such a name cannot be told
+every level, so a few more bytes can take seconds or exhaust memory. Such a name cannot be told
 from a real one by a cheap rule — a real libc++ variant dispatcher in libmlx has 285
 back-references and demangles 3 kB into 66 kB — so names with many back-references are
 demangled by a forked worker with an address-space limit, a deadline and an output cap. If the

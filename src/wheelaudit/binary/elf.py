@@ -2,7 +2,7 @@
 
 Reads just the tables the facts need (program headers, the dynamic table, the dynamic symbol
 table with its string table and GNU version tables, and ``.symtab`` when present), each sliced
-out of ``data`` on its own, so a 400 MB library costs a few table-sized copies, not a file-sized
+out of ``data`` on its own, so a large library costs a few table-sized copies, not a file-sized
 one. The loader's view comes first: the dynamic table through ``PT_DYNAMIC``, table addresses
 mapped to file offsets through ``PT_LOAD``. Section headers are the fallback when there is no
 such view, and a cross-check when there is (a disagreement becomes a ``Slice.notes`` entry).
@@ -810,8 +810,8 @@ class _Reader:
     # These give the very result of the loops above (checked by the differential tests) as a
     # compact SymbolTable, and return None whenever the loop must decide: a non-ASCII or
     # versioned ("@") string table, a name offset out of range (the loop raises with the
-    # reason), an undeclared version index. A library of 500,000 symbols then costs tens of
-    # milliseconds instead of seconds, and ships to the parent process as two byte strings.
+    # reason), an undeclared version index. A large library then costs a few C-level passes
+    # per column, not a Python step per symbol, and ships to the parent as two byte strings.
 
     def _columns(self, raw: bytes, entsize: int) -> tuple[bytes, bytes, bytes, bytes]:
         """(st_info, st_other, defined (1: st_shndx != 0), named (1: st_name != 0)) per entry."""

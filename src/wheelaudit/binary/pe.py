@@ -1,7 +1,7 @@
 """PE reader (Windows ``.dll``/``.pyd``/``.exe``): PE32 and PE32+, any machine.
 
 Our own reader, straight from the buffer with :mod:`struct` like ``elf.py`` and ``macho.py``, not
-a library: pefile with its defaults silently caps exports (8,192: torch_cpu.dll has ~60,000) and
+a library: pefile with its defaults silently caps exports (at 8,192, fewer than large DLLs have) and
 can drop a DLL's imports without a word, it parses the whole image into Python objects, and it
 would be the only reader whose limits are not ours to state. Only what the facts need is read:
 the DOS and COFF headers, the optional header, the section table, and the export, import,
@@ -80,14 +80,14 @@ IMAGE_DEBUG_TYPE_CODEVIEW = 2
 RT_VERSION = 16
 VS_FFI_SIGNATURE = 0xFEEF04BD
 
-#: limits far above any real image (torch_cpu.dll exports ~60,000 names); a count past them is
+#: limits far above any real image's counts; a count past them is
 #: hostile and raises rather than cuts
 MAX_EXPORTS = 1 << 21
 MAX_IMPORT_ENTRIES = 1 << 21  # all thunks of all import and delay-import tables together
 MAX_DESCRIPTORS = 1 << 16
 MAX_DEBUG_ENTRIES = 64
 MAX_NAME = 1 << 16  # longest name read (MSVC truncates decorated names far below this)
-#: all names read from one image together (torch_cpu.dll's ~60,000 exports take a few MB): the
+#: all names read from one image together (far more than a real export table needs): the
 #: bound on the bytes a hostile image can make the reader scan by pointing many entries into
 #: one long run of non-NUL bytes
 MAX_NAME_BYTES = 64 << 20

@@ -1,7 +1,7 @@
 """Several byte strings searched for in one pass (the `strings` evidence, the index's hints).
 
-One ``bytes.find`` per needle reads the haystack once per needle: twenty needles over a 434 MB
-library is 1.5 s. With the ``ahocorasick_rs`` package (a SIMD-prefiltered Aho-Corasick
+One ``bytes.find`` per needle reads the haystack once per needle, which over a large library
+adds up. With the ``ahocorasick_rs`` package (a SIMD-prefiltered Aho-Corasick
 automaton) all needles cost about one pass. Its fast mode reports non-overlapping matches
 (leftmost first), which could hide a needle whose only occurrences overlap another needle's
 match; so the needles are split into groups in which no two can overlap (greedy colouring),
@@ -11,9 +11,9 @@ new). Without the package, ``bytes.find`` is used per needle, with the same resu
 
 A group of one to three needles is searched a needle at a time (each automaton then runs the
 ``memchr`` crate's SIMD ``memmem``): for two or three needles the automaton chooses a "rare
-bytes" prefilter that suits text, not machine code. Measured on ``libtorch_cpu.so`` (434 MB):
-``ONEDNN_VERBOSE`` and ``torch_shm_manager`` together 0.37 s, one after the other 0.085 s; four
-or more needles get the packed (Teddy) prefilter, about 0.12 s for any number up to eleven.
+bytes" prefilter that suits text, not machine code, and is slower there than searching the
+needles one after the other; four or more needles get the packed (Teddy) prefilter, whose cost
+hardly grows with their number.
 """
 
 from __future__ import annotations
@@ -37,7 +37,6 @@ def can_overlap(a: bytes, b: bytes) -> bool:
         return False
     for x, y in ((a, b), (b, a)):
         # y laid over x from position k on: only the positions of y's first byte can match
-        # (35 hints: 1,190 pairs in 39 ms one position at a time, this way in about 3 ms)
         first = y[:1]
         k = x.find(first)
         while k >= 0:
@@ -122,9 +121,8 @@ def last_in_strings(needles: Iterable[bytes], blob) -> dict[bytes, dict[int, int
     that holds it: ``{needle: {start of the string: position of its last occurrence}}``. A
     needle holding a NUL is in no string.
 
-    One pass of a single automaton over every needle (on ``libtorch_cpu.so``'s 76 MB ``.strtab``
-    with the 35 hints of bench/torch.toml 0.045 s, against 0.092 s for the four passes of the
-    non-overlapping groups that :class:`NeedleSearch` needs). Its leftmost-first matches may
+    One pass of a single automaton over every needle (not a pass per non-overlapping group,
+    as :class:`NeedleSearch` needs). Its leftmost-first matches may
     hide an occurrence, but only behind a reported match that overlaps it, and two occurrences
     that overlap lie in the same string (needles hold no NUL); so in each string with a
     reported match, the needles reported there and those that can overlap them

@@ -321,8 +321,7 @@ def _restore_table(blob, offsets, codes, versions, vindex, underscore, unique, t
 class SymbolTable(Sequence[Symbol]):
     """The defined symbols of one table, kept compactly: a read-only sequence of :class:`Symbol`.
 
-    A big library holds hundreds of thousands of symbols (``libtorch_cpu.so``: 74,000 exports and
-    390,000 locals); as objects they would cost hundreds of megabytes and seconds to build, ship
+    A big library holds a great many symbols; as objects they would be costly to build, ship
     between processes and demangle, while a rule looks at a handful. So a table keeps the names
     where the file has them — ``blob``, a NUL-separated string table (the ELF ``.strtab`` itself,
     or the joined names of a Mach-O export trie), each name starting at ``offsets[i]`` — and one

@@ -111,8 +111,8 @@ class _Rules:
     forbid_rpath: list[Glob] = field(default_factory=list)
     allow_rpath: list[Glob] = field(default_factory=list)
     optional: list[Glob] = field(default_factory=list)
-    # the ELF allowlist, made when an ELF binary first asks (a macOS wheel's check never does:
-    # the newest manylinux policy's globs, 3-4 ms after the last worker)
+    # the ELF allowlist, made when an ELF binary first asks (a macOS wheel's check never does,
+    # so it never builds the newest manylinux policy's globs)
     _elf: tuple[list[Glob], str] | None = field(default=None, repr=False, compare=False)
     _wheel: object = field(default=None, repr=False, compare=False)
     macho_defaults: list[Glob] = field(default_factory=lambda: [_glob(g) for g in MACOS_SYSTEM_GLOBS])

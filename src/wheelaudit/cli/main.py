@@ -31,8 +31,8 @@ class _Parser(argparse.ArgumentParser):
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The command line's parser: every command's, or with ``only`` (one of :data:`COMMANDS`)
     that command's alone (what :func:`main` builds when the first argument names a command:
-    the other commands' modules are neither imported nor set up, 15 ms before a check's first
-    worker starts)."""
+    the other commands' modules are neither imported nor set up, so a check's first worker
+    starts sooner)."""
     parser = _Parser(prog="wheelaudit", description="Release-audit linter for Python wheels that ship native code.")
     parser.add_argument("--version", action="version", version=f"wheelaudit {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)

@@ -18,7 +18,7 @@ Renderer = Callable[["Report", TextIO, bool], None]
 
 def renderer(name: str) -> Renderer:
     """The renderer of the ``--format`` ``name`` (its module, named after it, imported alone:
-    the others' imports, 8 ms, would come after the scan, with one core idle); KeyError for an
+    the others' imports would come after the scan, with one core idle); KeyError for an
     unknown name."""
     if name not in FORMATS:
         raise KeyError(name)
@@ -34,7 +34,7 @@ def renderer(name: str) -> Renderer:
 
 
 #: the ``--format`` names, known without importing the renderers (the command line is built
-#: before a check's first worker starts: JSON, XML and five modules spared there, 12 ms)
+#: before a check's first worker starts: JSON, XML and the renderers' imports spared there)
 FORMATS = ("text", "json", "sarif", "github", "junit")
 
 

@@ -62,7 +62,7 @@ def _platform_os_arch(platform: str) -> tuple[str | None, tuple[str, ...]]:
 
 def _canonical(name: str) -> str:
     # (imported here: packaging.utils pulls in packaging.tags, logging, subprocess and platform,
-    # 40 ms that `check` would otherwise spend before its first worker starts)
+    # which `check` would otherwise import before its first worker starts)
     from packaging.utils import canonicalize_name
 
     return canonicalize_name(name)
