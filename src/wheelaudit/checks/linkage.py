@@ -117,7 +117,7 @@ class _Rules:
     _wheel: object = field(default=None, repr=False, compare=False)
     macho_defaults: list[Glob] = field(default_factory=lambda: [_glob(g) for g in MACOS_SYSTEM_GLOBS])
     shapes: list[Glob] = field(default_factory=lambda: [_glob(g) for g in BUILD_MACHINE_SHAPES])
-    # answers already given (torch: 136 binaries, the same few dependencies and rpaths again and again)
+    # answers already given (a big wheel asks about the same few dependencies again and again)
     _external: dict[tuple[str, str], bool] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
