@@ -19,6 +19,7 @@ from wheelaudit.checks.index import Interest, NameIndex, SymbolIndex
 from wheelaudit.binary.symbols import SymbolTable
 from wheelaudit.checks.linkage import check_linkage
 from wheelaudit.checks.abi import check_abi
+from wheelaudit.checks.limits import check_limits
 from wheelaudit.ruleset.load import BinaryRule, ComponentRule, FileRule, LibrariesRule, MetadataRule, Ruleset, Waiver
 from wheelaudit.model.wheel import Wheel
 
@@ -625,6 +626,7 @@ def evaluate(wheel: Wheel, ruleset: Ruleset | None, *, today: _dt.date | None = 
 
         findings += evaluate_consumer(wheel, ruleset)
     findings += check_abi(wheel)  # WA6xx: on by default
+    findings += check_limits(wheel, ruleset.limits if ruleset is not None else None)  # WA605
     if ruleset is not None:
         findings = apply_waivers(findings, ruleset.waivers, today, wheel.traits)
     return findings

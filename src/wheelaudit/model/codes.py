@@ -153,6 +153,8 @@ CODES: dict[str, Code] = {
              fix="do not link extension modules against libpython (manylinux forbids it; the interpreter provides its symbols)"),
         Code("WA604", "debug-info", "warning", "a binary carries full debug info",
              fix="strip the debug info (strip --strip-debug / -Wl,-S) and ship it separately if wanted"),
+        Code("WA605", "size-budget", "warning", "a size budget of the rules file is exceeded",
+             fix="ship less (strip binaries, drop unused files, split the wheel) or raise the budget in [limits] on purpose"),
         Code("WA606", "executable-stack", "error",
              "an ELF library needs an executable stack (glibc 2.41+ refuses to dlopen it)",
              fix="link with -Wl,-z,noexecstack and fix the assembly sources that lack a .note.GNU-stack section"),

@@ -41,6 +41,10 @@ class Wheel:
     #: the C++ consumer surface (CMake / pkg-config files, wheelaudit.surface); None when the wheel
     #: ships none of those files
     surface: Surface | None = None
+    #: each member's (compressed, uncompressed) size in bytes; for a tree both are its size on disk
+    sizes: dict[str, tuple[int, int]] = field(default_factory=dict)
+    #: the size of the .whl file in bytes; None for an unpacked tree or wheels audited together
+    archive_size: int | None = None
 
     def library(self, path: str) -> Binary:
         """The binary at ``path`` inside the wheel (exact path, or a unique file name)."""

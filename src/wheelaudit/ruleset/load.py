@@ -48,6 +48,9 @@ __all__ = [
     "FileRule",
     "BinaryRule",
     "LinkageRule",
+    "LimitsRule",
+    "GlobLimit",
+    "parse_size",
     "MetadataRule",
     "Waiver",
     "FINDING_CODES",
@@ -285,6 +288,28 @@ class LinkageRule:
 
 
 @dataclass
+class GlobLimit:
+    """``[[limits.file-glob]]``: the largest each member matching ``glob`` may be (uncompressed)."""
+
+    glob: Glob
+    max: int
+    line: int | None = None
+
+
+@dataclass
+class LimitsRule:
+    """``[limits]``: size budgets, in bytes (None: no budget); WA605 when one is exceeded."""
+
+    wheel_compressed: int | None = None
+    wheel_uncompressed: int | None = None
+    file: int | None = None
+    files: int | None = None
+    file_globs: list[GlobLimit] = field(default_factory=list)
+    line: int | None = None
+    source: str = "<string>"
+
+
+@dataclass
 class CMakeRule:
     """``[cmake]``: how a hand-written package config declares its targets (WA705)."""
 
@@ -345,6 +370,7 @@ class Ruleset:
     metadata: list[MetadataRule] = field(default_factory=list)
     linkage: LinkageRule | None = None
     cmake: CMakeRule | None = None
+    limits: LimitsRule | None = None
     waivers: list[Waiver] = field(default_factory=list)
     #: CLI defaults: codes or prefixes to report only / to drop, and the failing severity.
     select: list[str] | None = None
@@ -814,7 +840,7 @@ class _Ctx:
                 if isinstance(item, dict) and isinstance(item.get("name"), str):
                     context += f' "{item["name"]}"'
             leaf = _fmt_path(tuple(path[2:])) or None
-        elif path and path[0] in ("libraries", "linkage") and len(path) >= 2:
+        elif path and path[0] in ("libraries", "linkage", "limits") and len(path) >= 2:
             context = _fmt_path(self.prefix + (path[0],))
             leaf = _fmt_path(tuple(path[1:]))
         elif self.prefix:
@@ -965,7 +991,7 @@ class _Ctx:
 
 _TOP_KEYS = (
     "version", "name", "select", "ignore", "fail-on", "severity",
-    "libraries", "component", "file", "binary", "metadata", "linkage", "cmake", "waive",
+    "libraries", "component", "file", "binary", "metadata", "linkage", "cmake", "limits", "waive",
 )  # fmt: skip
 _LIBRARIES_KEYS = ("scope", "expected", "identity", "when")
 _COMPONENT_KEYS = (
@@ -980,6 +1006,8 @@ _BINARY_KEYS = (
 )  # fmt: skip
 _METADATA_KEYS = ("name", "when", "forbid-requires", "require")
 _LINKAGE_KEYS = ("allow-external", "provided-by", "forbid-rpath", "allow-rpath", "optional", "check")
+_LIMITS_KEYS = ("wheel-compressed", "wheel-uncompressed", "file", "files", "file-glob")
+_FILE_GLOB_KEYS = ("glob", "max")
 _WAIVE_KEYS = ("code", "target", "path", "reason", "until", "when")
 
 _DIST_NAME_RE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
@@ -1227,6 +1255,88 @@ def _parse_linkage(ctx: _Ctx, value: Any) -> LinkageRule:
     )
 
 
+#: size units of the rules file (decimal and binary), in bytes
+SIZE_UNITS = {"B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
+_SIZE_RE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]+)\s*")
+_SIZE_HINT = 'an integer (bytes) or a string like "200 MB" (units B, KB, MB, GB, KiB, MiB, GiB)'
+
+
+def parse_size(value: Any) -> int | None:
+    """``value`` as a number of bytes: a non-negative integer, or ``"N UNIT"`` with a unit of
+    :data:`SIZE_UNITS` spelled as there (``Mb`` is not ``MB``; ``N`` may have decimals, the
+    result is rounded down); None when it is neither."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if value >= 0 else None
+    if not isinstance(value, str):
+        return None
+    m = _SIZE_RE.fullmatch(value)
+    if m is None or m.group(2) not in SIZE_UNITS:
+        return None
+    from decimal import Decimal
+
+    return int(Decimal(m.group(1)) * SIZE_UNITS[m.group(2)])
+
+
+def _size(ctx: _Ctx, value: Any, path: KeyPath) -> int:
+    n = parse_size(value)
+    if n is None:
+        raise ctx.error(path, f"expected {_SIZE_HINT}, got {_describe(value)}")
+    return n
+
+
+def _parse_limits(ctx: _Ctx, value: Any) -> LimitsRule:
+    """``[limits]``: every bad key is kept as its own problem (``ctx.attempt``), the rest parsed."""
+    p: KeyPath = ("limits",)
+    if isinstance(value, list):
+        raise ctx.error(p, "expected a table ([limits]), got an array ([[limits]])")
+    t = ctx.table(value, p, _LIMITS_KEYS)
+    rule = LimitsRule(line=ctx.line(p), source=ctx.source)
+    ok = True
+    for key in ("wheel-compressed", "wheel-uncompressed", "file"):
+        if key in t:
+            n = ctx.attempt(lambda key=key: _size(ctx, t[key], p + (key,)))
+            ok = ok and n is not None
+            setattr(rule, key.replace("-", "_"), n)
+    if "files" in t:
+        rule.files = ctx.attempt(lambda: ctx.count(t["files"], p + ("files",)))
+        ok = ok and rule.files is not None
+    if "file-glob" in t:
+        globs = t["file-glob"]
+        if isinstance(globs, dict):
+            raise ctx.error(p + ("file-glob",), "expected an array of tables ([[limits.file-glob]]), "
+                                                "got a single table ([limits.file-glob])")
+        if not isinstance(globs, list):
+            raise ctx.error(p + ("file-glob",),
+                            f"expected an array of tables ([[limits.file-glob]]), got {_describe(globs)}")
+        for i, item in enumerate(globs):
+            ip = p + ("file-glob", i)
+
+            def one(item: Any = item, ip: KeyPath = ip) -> GlobLimit:
+                g = ctx.table(item, ip, _FILE_GLOB_KEYS, required=("glob", "max"))
+                glob = ctx.attempt(lambda: ctx.glob(g["glob"], ip + ("glob",)))
+                most = ctx.attempt(lambda: _size(ctx, g["max"], ip + ("max",)))
+                if glob is None or most is None:
+                    raise _Skip
+                return GlobLimit(glob, most, ctx.line(ip))
+
+            try:
+                gl = ctx.attempt(one)
+            except _Skip:
+                gl = None
+            ok = ok and gl is not None
+            if gl is not None:
+                rule.file_globs.append(gl)
+    if not ok:
+        raise _Skip
+    return rule
+
+
+class _Skip(Exception):
+    """A table whose problems are already kept in ``ctx.problems``."""
+
+
 def _parse_waiver(ctx: _Ctx, i: int, value: dict[str, Any]) -> Waiver:
     p: KeyPath = ("waive", i)
     t = ctx.table(value, p, _WAIVE_KEYS, required=("code", "reason"))
@@ -1396,6 +1506,11 @@ def _ruleset(
 
     if "linkage" in data:
         rs.linkage = ctx.each_key(("linkage",), data["linkage"], lambda v: _parse_linkage(ctx, v)) or rs.linkage
+    if "limits" in data:
+        try:
+            rs.limits = ctx.attempt(lambda: _parse_limits(ctx, data["limits"]))
+        except _Skip:
+            pass
     if "cmake" in data:
         rs.cmake = ctx.each_key(("cmake",), data["cmake"], lambda v: _parse_cmake(ctx, v)) or rs.cmake
 

@@ -78,6 +78,8 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
                 libraries.append(binary)
         findings = list(info.problems) + record.finish()
         files = source.files()
+        sizes = {m.path: (m.compressed, m.size) for m in members}
+        archive_size = os.stat(p).st_size if source.is_zip else None
         def text_of(member: str) -> str | None:
             return source.read_text(member)[0]
 
@@ -109,6 +111,8 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
         interest=interest,
         surface=surface,
         dll_directories=dll_dirs,
+        sizes=sizes,
+        archive_size=archive_size,
     )
 
 

@@ -148,10 +148,13 @@ def merge_wheels(wheels: Sequence[Wheel]) -> TogetherWheel:
     files: list[str] = []
     libraries = []
     origins: dict[str, str] = {}
+    sizes: dict[str, tuple[int, int]] = {}
     for i, (w, lab) in enumerate(zip(wheels, labels)):
         for f in w.files:
             if (i, f) not in dropped:
                 files.append(f)
+                if f in w.sizes:
+                    sizes.setdefault(f, w.sizes[f])
                 origins.setdefault(f, lab)
         for b in w.libraries:
             if (i, b.path) not in dropped:
@@ -184,6 +187,7 @@ def merge_wheels(wheels: Sequence[Wheel]) -> TogetherWheel:
         origins=origins,
         members=list(wheels),
         surface=_merged_surface(wheels),
+        sizes=sizes,
     )
     merged.findings += _cross_requirements(merged, wheels, labels)
     return merged
