@@ -536,11 +536,17 @@ class _Resolver:
             return Resolution(dep, "provided", dist=dist, tried=tried)
         if self.rules.external(b, dep.name):
             return Resolution(dep, "external", external=dep.name, tried=tried)
+        found = getattr(self.rules._wheel, "found_providers", None) or {}
         known = self.rules.table_provider(dep.name)
-        if known is not None:
+        if known is not None and not (known.status == "provided" and known.dist
+                                      and canonicalize_name(known.dist) in found):
             known.tried = tried
             known.dependency = dep
             return known
+        if found:  # check --find-links: the providers' real wheels decide, and they do not ship it
+            shown = _basename(dep.name)
+            lacking = "; ".join(f"{desc} does not ship {shown}" for desc in found.values())
+            hint = f"{hint}; {lacking}" if hint else lacking
         if dep.optional:
             return Resolution(dep, "weak-absent", tried=tried, reason=reason)
         return Resolution(dep, "unresolved", tried=tried, reason=reason, hint=hint)

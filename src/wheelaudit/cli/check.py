@@ -27,6 +27,9 @@ def add_parser(sub) -> None:
     add_jobs_option(p)
     p.add_argument("--together", action="store_true",
                    help="treat the wheels as one install: components and linkage across them")
+    p.add_argument("--find-links", metavar="DIR",
+                   help="wheels of the checked wheels' requirements, found in this folder (never on the network):"
+                        " a required distribution's real wheel decides which of their dependencies it provides")
     p.set_defaults(run=run)
 
 
@@ -56,16 +59,47 @@ def run(args: argparse.Namespace) -> int:
     strings = ruleset.strings() if ruleset is not None else []
     interest = ruleset.interest() if ruleset is not None else None
     paths = expand_inputs(args.wheels)
+    notes: list[str] = []
+    providers: set[str] = set()  # labels of the wheels found with --find-links
+    if args.find_links and not Path(args.find_links).is_dir():
+        from wheelaudit.cli.main import UsageError
+
+        raise UsageError(f"--find-links {args.find_links}: not a folder")
     if args.together:
         from wheelaudit.scan.together import scan_together
 
-        wheels = [scan_together(paths, strings=strings, interest=interest, jobs=args.jobs)]
+        if args.find_links:
+            from wheelaudit.scan.find_links import with_providers
+
+            members = [scan(p, strings=strings, interest=interest, jobs=args.jobs) for p in paths]
+            merged, providers, notes = with_providers(members, args.find_links, strings=strings,
+                                                      interest=interest, jobs=args.jobs)
+            wheels = [merged]
+        else:
+            wheels = [scan_together(paths, strings=strings, interest=interest, jobs=args.jobs)]
     else:
         wheels = [scan(p, strings=strings, interest=interest, jobs=args.jobs) for p in paths]
+        if args.find_links:
+            from wheelaudit.scan.find_links import with_providers
+
+            checked = []
+            for w in wheels:
+                merged, found, more = with_providers([w], args.find_links, strings=strings,
+                                                     interest=interest, jobs=args.jobs)
+                checked.append(merged)
+                providers |= found
+                notes += more
+            wheels = checked
     from wheelaudit.api import audit_wheels
     from wheelaudit.render import renderer
 
     report = audit_wheels(wheels, ruleset, select=select, ignore=ignore, fail_on=args.fail_on, severity=severity)
+    if args.find_links:
+        from wheelaudit.scan.find_links import keep_checked
+
+        for wr in report.wheels:
+            wr.findings = keep_checked(wr.findings, wr.wheel.origins, providers)
+        report.notes += list(dict.fromkeys(notes))
     render = renderer(args.format)
     with output_stream(args.output, report.exit_code) as out:
         color = False

@@ -76,6 +76,8 @@ def render_report(report: Report, out: TextIO, color: bool = False) -> None:
             out.write(f"{name}: {paint('OK', 'ok', color)}\n")
             continue
         render_findings(name, active, out, color)
+    for note in report.notes:
+        out.write(f"note: {note}\n")
     out.write(summary_line(report, color) + "\n")
 
 

@@ -56,6 +56,11 @@ class TogetherWheel(Wheel):
     members' joined with ``+``; ``origins`` maps every path of the tree to its wheel's file name."""
 
     members: list[Wheel] = field(default_factory=list)
+    #: ``check --find-links``: the provider wheels found for the checked wheel, canonical
+    #: distribution name -> how messages name the wheel (``prov 1.0 (prov-1.0-….whl from
+    #: --find-links)``); a dependency none of them ships is a WA501 that says so, even when the
+    #: provider table names that distribution
+    found_providers: dict[str, str] = field(default_factory=dict)
 
     @property
     def platform_tags(self) -> list[str]:
