@@ -79,3 +79,15 @@ def test_an_optional_dependency_is_a_warning():
     rule = LinkageRule(optional=[Glob("libtbb.so.*", cross_slash=True), Glob("libgomp.so.*", cross_slash=True)])
     assert codes(check_linkage(w, rule)) == [("WA501", "warning"), ("WA505", "warning")]
     assert codes(check_linkage(w)) == [("WA501", "error"), ("WA505", "error")]
+
+
+def test_a_macos_extension_of_torch_rests_on_dyld_reusing_the_loaded_image():
+    mac = "cp311-cp311-macosx_11_0_arm64"
+    tags = sorted(parse_tag(mac), key=str)
+    b = Binary(path="ext/_C.so", format="macho", size=1, kind="bundle", slices=[Slice(
+        arch="arm64", dependencies=[Dependency("@rpath/libc10.dylib", "load")], min_os="11.0")])
+    w = Wheel(path=Path(f"ext-1.0-{mac}.whl"), name="ext", version="1.0", tags=[str(t) for t in tags],
+              traits=traits_from_tags(tags, "1.0"), files=[b.path], libraries=[b], requires_dist=["torch"])
+    assert check_linkage(w) == []
+    where = resolution_table(w)["ext/_C.so"]["arm64"]["@rpath/libc10.dylib"]
+    assert where.startswith("provided by torch") and "dyld reuses the image" in where

@@ -185,6 +185,9 @@ class _Rules:
             p = got[0]
             via = f" through {p.requirement}" if p.transitive or p.entry.extras_path else ""
             note = f"{p.entry.shipped_by or p.entry.distribution}{via}"
+            if name.startswith("@rpath/"):  # (the mechanism, so that a reader can judge it)
+                note += ("; dyld reuses the image the provider loaded with this install name when the "
+                         "provider is imported first")
             return Resolution(dep, "provided", dist=p.entry.distribution, required=True,
                               external=f"provided by {note} (Requires-Dist: {p.requirement})")
         entries = [e for plat in plats for e in policydata.providers_of(name, plat)]
