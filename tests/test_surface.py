@@ -459,3 +459,56 @@ def test_invalid_cmake_table_is_a_usage_error(tmp_path, table, says):
     rules.write_text("version = 1\n" + table)
     p = _cli("check", str(rules), "--rules", str(rules))  # (the wheel argument is never reached)
     assert p.returncode == 2 and says in p.stderr and "cmake" in p.stderr, p.stderr
+
+
+def test_together_a_target_may_name_a_library_another_wheel_ships(tmp_path):
+    """An export file in one wheel naming a library the other wheel ships (executorch's config
+    naming torch's libc10): alone, WA701 (configure fails); installed together, resolved."""
+    import json as _json
+
+    from wheel.wheelfile import WheelFile
+
+    from wheelaudit.cli.main import main as cli_main
+
+    tag = "cp311-cp311-manylinux_2_28_x86_64"
+    elf = Path("/lib/x86_64-linux-gnu/libz.so.1")
+    if not elf.exists():
+        elf = next(Path("/usr/lib").rglob("libz.so.1"))
+
+    def wheel(name: str, members: dict[str, bytes]) -> Path:
+        path = tmp_path / f"{name}-1.0-{tag}.whl"
+        with WheelFile(path, "w") as wf:
+            wf.writestr(f"{name}-1.0.dist-info/METADATA", f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
+            wf.writestr(f"{name}-1.0.dist-info/WHEEL",
+                        f"Wheel-Version: 1.0\nGenerator: t\nRoot-Is-Purelib: false\nTag: {tag}\n")
+            for arc, data in members.items():
+                wf.writestr(arc, data)
+        return path
+
+    targets = (
+        'get_filename_component(_IMPORT_PREFIX "${CMAKE_CURRENT_LIST_FILE}" PATH)\n'
+        'get_filename_component(_IMPORT_PREFIX "${_IMPORT_PREFIX}" PATH)\n'
+        'get_filename_component(_IMPORT_PREFIX "${_IMPORT_PREFIX}" PATH)\n'
+        'get_filename_component(_IMPORT_PREFIX "${_IMPORT_PREFIX}" PATH)\n'
+        'get_filename_component(_IMPORT_PREFIX "${_IMPORT_PREFIX}" PATH)\n'
+        'add_library(user::core SHARED IMPORTED)\n'
+        'set_target_properties(user::core PROPERTIES\n'
+        '  IMPORTED_LOCATION "${_IMPORT_PREFIX}/dep/lib/libz.so.1"\n'
+        '  IMPORTED_SONAME "libz.so.1")\n'
+    )
+    user = wheel("user", {"user/share/cmake/user/userTargets.cmake": targets.encode(),
+                          "user/share/cmake/user/user-config.cmake":
+                              b'include("${CMAKE_CURRENT_LIST_DIR}/userTargets.cmake")\n'})
+    dep = wheel("dep", {"dep/lib/libz.so.1": elf.read_bytes()})
+
+    def wa701(*args: str) -> list[str]:
+        import io
+        import contextlib
+
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            cli_main(["check", *args, "--select", "WA7", "--format", "json"])
+        return [f["code"] for w in _json.loads(buf.getvalue())["wheels"] for f in w["findings"]]
+
+    assert wa701(str(user)) == ["WA701"]
+    assert wa701(str(user), str(dep), "--together") == []

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from packaging.utils import canonicalize_name
@@ -191,7 +191,7 @@ def merge_wheels(wheels: Sequence[Wheel]) -> TogetherWheel:
         interest=_common_interest([w.interest for w in wheels]),
         origins=origins,
         members=list(wheels),
-        surface=_merged_surface(wheels),
+        surface=_merged_surface(wheels, sorted(files)),
         sizes=sizes,
     )
     merged.findings += _cross_requirements(merged, wheels, labels)
@@ -204,20 +204,37 @@ def _prefixed(f: Finding, lab: str) -> Finding:
                    severity_override=f.severity_override)
 
 
-def _merged_surface(wheels: Sequence[Wheel]):
-    """The members' consumer surfaces side by side (each read against its own wheel: a path one
-    wheel's config names in another wheel counts as missing), None when no member has one."""
+def _merged_surface(wheels: Sequence[Wheel], files: list[str]):
+    """The members' consumer surfaces side by side, None when no member has one. Each was read
+    against its own wheel; a path inside the installed prefix that its wheel does not ship is
+    looked up again in the install the wheels make together (``files``): a target of one wheel
+    may name a library another wheel ships (executorch's config naming torch's ``libc10``)."""
     surfaces = [w.surface for w in wheels if w.surface is not None]
     if not surfaces:
         return None
     from wheelaudit.surface import Surface
+    from wheelaudit.surface.model import SITE, Layout, Ref
 
-    out = Surface()
+    layout = Layout(files)
+
+    def again(ref):
+        if not isinstance(ref, Ref) or ref.kind != "wheel" or ref.exists or not ref.text.startswith("<site-packages>/"):
+            return ref
+        found = layout.ref(SITE + ref.text[len("<site-packages>"):])
+        return found if found.exists else ref
+
+    out = Surface()  # (copies: the members' own surfaces stay as their wheels read them)
     for s in surfaces:
-        out.targets += s.targets
-        out.configs += s.configs
+        out.targets += [replace(t, files={c: again(r) for c, r in t.files.items()},
+                                implibs={c: again(r) for c, r in t.implibs.items()},
+                                include_dirs=[again(r) for r in t.include_dirs],
+                                link_libraries=[again(r) for r in t.link_libraries],
+                                other_paths=[again(r) for r in t.other_paths]) for t in s.targets]
+        out.configs += [replace(c, variables=[replace(v, ref=again(v.ref)) for v in c.variables])
+                        for c in s.configs]
         out.export_files.update(s.export_files)
-        out.pkgconfig += s.pkgconfig
+        out.pkgconfig += [replace(pc, lib_dirs=[again(r) for r in pc.lib_dirs],
+                                  include_dirs=[again(r) for r in pc.include_dirs]) for pc in s.pkgconfig]
         out.problems += s.problems
         out.texts.update(s.texts)
     return out
