@@ -301,12 +301,3 @@ def severity_of(code: str, overrides: dict[str, Severity] | None = None) -> Seve
 def families() -> dict[str, str]:
     """Code family prefix -> its title, for the docs."""
     return {f: t for f, t in _FAMILIES.items() if any(c.startswith(f) for c in CODES)}
-
-
-def markdown_table() -> str:
-    """The codes as a Markdown table (code with its anchor, name, severity, summary): what
-    ``docs/codes.md`` and the README show, made by ``scripts/gen_codes_doc.py``."""
-    rows = ["| code | name | severity | meaning |", "|---|---|---|---|"]
-    for c in CODES.values():
-        rows.append(f'| <a id="{c.anchor}"></a>{c.code} | `{c.name}` | {c.severity} | {c.summary} |')
-    return "\n".join(rows) + "\n"
