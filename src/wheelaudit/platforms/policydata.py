@@ -389,6 +389,29 @@ def _routes(name: str, extras: frozenset[str], specifier: SpecifierSet | None, l
     return list(unique.values())
 
 
+def _reachable(name: str, family: str) -> set[str]:
+    """The distributions a route of :func:`_routes` from ``name`` can step to on ``family``,
+    whatever the versions, extras and markers: the names its requirements and those of the
+    meta-distributions among them give, and so on (a superset of every route's steps)."""
+    seen: set[str] = set()
+    todo = [canonicalize_name(name)]
+    while todo:
+        key = todo.pop()
+        if key in seen:
+            continue
+        seen.add(key)
+        dist = _distribution(key)
+        if dist is None or dist.get("kind") != "meta":
+            continue  # (with transitive=False a route through it ends here)
+        for texts in dist["requires"].get(family, {}).values():
+            for text in texts:
+                try:
+                    todo.append(canonicalize_name(_requirement(text).name))
+                except InvalidRequirement:
+                    continue
+    return seen
+
+
 def providers_of(library_name: str, platform_tag: str) -> list[ProviderEntry]:
     """The distributions that provide ``library_name`` (a file name, or a load path whose last
     component is one: ``@rpath/libc10.dylib``) to a binary of ``platform_tag``: those whose
@@ -404,14 +427,16 @@ def _providers_of(library_name: str, platform_tag: str) -> tuple[ProviderEntry, 
     out: dict[tuple, ProviderEntry] = {}
     for family in _families(platform_tag):
         key = _library_key(library_name, family)
+        shipping = set()
         for name, dist in data["distributions"].items():
             lib = dist.get("libraries", {}).get(family, {}).get(key)
             if lib is not None:
+                shipping.add(name)
                 entry = ProviderEntry(name, lib["versions"], (), name, lib.get("identity"), lib.get("path"))
                 out.setdefault((name, ()), entry)
         for name, dist in data["distributions"].items():
-            if dist.get("kind") != "meta":
-                continue
+            if dist.get("kind") != "meta" or not shipping & _reachable(name, family):
+                continue  # (a route ends at a distribution that ships the library)
             env = dict(_environments(platform_tag, _PYTHON)).get(family)
             if env is None:
                 continue
