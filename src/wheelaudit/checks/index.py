@@ -21,7 +21,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
-from itertools import compress
+from itertools import accumulate, compress
 
 from wheelaudit.model.binary import Symbol
 from wheelaudit.ruleset.globs import SymbolPattern
@@ -199,10 +199,38 @@ def narrow(table: SymbolTable, interest: Interest, keep_all: bool = False) -> Sy
     return sub
 
 
+class _JoinedNames:
+    """A list of names as one NUL-separated string table, so that :func:`last_in_strings`
+    locates every hint in one pass, as :func:`locate` does for a :class:`SymbolTable`.
+    Invariant: the same indices as testing ``hint in name`` name by name (each hint is the
+    UTF-8 of whole characters; a name holding a NUL is looked at name by name)."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.names = names
+        raw = [n.encode("utf-8", "surrogatepass") for n in names]
+        self.blob = b"\0".join(raw) + b"\0"
+        self.index: dict[int, int] | None = None
+        if self.blob.count(b"\0") == len(names):
+            self.index = {start: i for i, start in enumerate(accumulate((len(r) + 1 for r in raw[:-1]), initial=0))}
+
+    def locate(self, hints: list[bytes]) -> dict[bytes, set[int]]:
+        out: dict[bytes, set[int]] = {}
+        if self.index is None or b"" in hints:
+            for h in hints:
+                text = h.decode("utf-8", "surrogatepass")
+                out[h] = {i for i, n in enumerate(self.names) if text in n}
+            return out
+        index = self.index
+        found = last_in_strings(hints, self.blob)
+        for h in hints:
+            out[h] = {index[start] for start in found.get(h, ())}
+        return out
+
+
 class SymbolIndex:
     """Defined symbols of one slice (a :class:`SymbolTable` or any list of :class:`Symbol`)."""
 
-    __slots__ = ("_table", "_syms", "_names", "_hits", "_mangled")
+    __slots__ = ("_table", "_syms", "_names", "_hits", "_mangled", "_msvc", "_joined")
 
     def __init__(self, symbols: Iterable[Symbol], patterns: Iterable[SymbolPattern] = ()):
         if isinstance(symbols, SymbolTable):
@@ -215,6 +243,8 @@ class SymbolIndex:
             self._names = [s.name for s in self._syms]
         self._hits: dict[bytes, set[int]] = {}  # hint -> the entries whose name contains it
         self._mangled: list[int] | None = None
+        self._msvc: bool | None = None  # whether any name is MSVC-decorated (``?...``)
+        self._joined: _JoinedNames | None = None
         pats = list(patterns)
         if pats:
             self.prepare(pats)
@@ -231,16 +261,17 @@ class SymbolIndex:
             want.add(plain)
             if mangled:
                 want.add(_selective(mangled))
+                if self._names is not None and self._has_msvc():
+                    want.add(_msvc_hints((_selective(mangled),))[0].encode("ascii"))
         self._locate([h for h in want if h and h not in self._hits])
 
     def _locate(self, hints: list[bytes]) -> None:
         if not hints:
             return
         if self._table is None:
-            names = self._names or []
-            for h in hints:
-                text = h.decode("utf-8", "surrogatepass")
-                self._hits[h] = {i for i, n in enumerate(names) if text in n}
+            if self._joined is None:
+                self._joined = _JoinedNames(self._names or [])
+            self._hits.update(self._joined.locate(hints))
             return
         known = self._table.hits
         if known is not None:
@@ -271,6 +302,11 @@ class SymbolIndex:
                 self._mangled = [i for i in range(t.raw_count) if blob.startswith(lead, offs[i])]
         return self._mangled
 
+    def _has_msvc(self) -> bool:
+        if self._msvc is None:
+            self._msvc = any(n[:1] == "?" for n in self._names or ())
+        return self._msvc
+
     def _raw(self, i: int) -> bytes:
         if self._table is not None:
             blob = self._table.blob
@@ -291,10 +327,13 @@ class SymbolIndex:
                 raw = self._raw(i)
                 if all(h in raw for h in others):
                     out.add(i)
-        if self._names is not None and any(n[:1] == "?" for n in self._names):
-            # MSVC names spell each identifier bare (``register_backend@runtime@executorch@@``)
+        if self._names is not None and self._has_msvc():
+            # MSVC names spell each identifier bare (``register_backend@runtime@executorch@@``):
+            # the names holding the bare form of the rarest hint, then the others checked on them
             bare = _msvc_hints(mangled)
-            for i, n in enumerate(self._names):
+            names = self._names
+            for i in self._entries(_msvc_hints((rarest,))[0].encode("ascii")):
+                n = names[i]
                 if n[:1] == "?" and i not in out and all(h in n for h in bare):
                     out.add(i)
         return out
