@@ -574,15 +574,3 @@ def test_locate_in_order_equals_brute_force(names, needles, picks, order):
     # the same table told its offsets are out of order: the other way, the same answer
     unordered = SymbolTable(blob, offsets, bytes(len(offsets)), unique=False, ascending=False)
     assert locate(unordered, needles) == expected
-
-
-def test_a_signed_macho_is_never_spooled_sparse(fixture_wheels, fixture_build_dir):
-    """Checking a code signature (WA607) hashes every page: a signed thin image is kept whole
-    by the spool, an unsigned one only where the reader reads."""
-    from wheelaudit.binary import kept_ranges
-
-    signed = (fixture_build_dir / "macho/arm64/lib/libexecutorch.dylib").read_bytes()
-    unsigned = (fixture_build_dir / "macho/x86_64/lib/libexecutorch.dylib").read_bytes()
-    assert kept_ranges("macho", signed[:65536], len(signed)) is None
-    kept = kept_ranges("macho", unsigned[:65536], len(unsigned))
-    assert kept is not None and sum(hi - lo for lo, hi in kept) < len(unsigned)

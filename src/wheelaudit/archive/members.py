@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from wheelaudit.binary import MAGIC_SIZE, detect, kept_ranges
+from wheelaudit.binary import MAGIC_SIZE, detect
 from wheelaudit.archive.limits import MEMORY_LIMIT
 from wheelaudit.archive.zipdir import Member
 
@@ -178,9 +178,7 @@ class MemberReader:
         """Read ``m`` once: hash it, detect its format, keep its bytes if it is native. With
         ``needles``, a spooled member is searched for them as it goes by (see ``search``).
 
-        A native member over :data:`MEMORY_LIMIT` goes to an anonymous temporary file, of which
-        only the ranges its reader reads are written when its first bytes say which
-        (:func:`~wheelaudit.binary.kept_ranges`: a thin Mach-O file's load commands)."""
+        A native member over :data:`MEMORY_LIMIT` goes to an anonymous temporary file."""
         sha = hashlib.sha256()
         size = 0
         it = self.chunks(m)
@@ -188,7 +186,6 @@ class MemberReader:
         kept: bytearray | None = None
         spool = search = None
         fmt = None
-        ranges: list[tuple[int, int]] | None = None
         try:
             for piece in it:
                 head += piece
@@ -200,22 +197,21 @@ class MemberReader:
 
                 search = StreamSearch(needles, fat_regions(head, m.size)) if needles else None
                 spool = tempfile.TemporaryFile(prefix="wheelaudit-")  # noqa: SIM115 - closed by the map
-                ranges = kept_ranges(fmt, head, m.size) if hasattr(os, "pwrite") else None
             elif fmt is not None:
                 kept = bytearray()
 
-            def consume(piece: bytes, at: int) -> None:
+            def consume(piece: bytes) -> None:
                 sha.update(piece)
                 if kept is not None:
                     kept.extend(piece)
                 elif spool is not None:
-                    _spool_write(spool, piece, at, ranges)
+                    spool.write(piece)
                 if search is not None:
                     search.feed(piece)
 
             with _Consumer(consume, threaded=m.size >= THREADED) as sink:
                 for piece in _prepend(head, it):
-                    sink.put(piece, size)
+                    sink.put(piece)
                     size += len(piece)
                     if progress is not None:
                         progress(len(piece))
@@ -226,8 +222,6 @@ class MemberReader:
         data: object | None = kept
         if spool is not None:
             spool.flush()
-            if ranges is not None:
-                os.ftruncate(spool.fileno(), size)  # (the file's length: the rest reads as holes)
             if size:
                 data = SpooledMap(spool)
             else:
@@ -242,31 +236,14 @@ class MemberReader:
         return b"".join(self.chunks(m))
 
 
-def _spool_write(spool, piece: bytes, at: int, ranges: list[tuple[int, int]] | None) -> None:
-    """Write ``piece``, which belongs at file offset ``at``: all of it, or only its parts inside
-    ``ranges`` (in place; what lies between stays a hole)."""
-    if ranges is None:
-        spool.write(piece)
-        return
-    end, view, fd = at + len(piece), memoryview(piece), spool.fileno()
-    for lo, hi in ranges:
-        if hi <= at or lo >= end:
-            continue
-        lo, hi = max(lo, at), min(hi, end)
-        part = view[lo - at:hi - at]
-        while part:
-            done = os.pwrite(fd, part, lo)
-            part, lo = part[done:], lo + done
-
-
 class _Consumer:
-    """Hands each piece of a member to ``consume(piece, offset)``, in order: here, or with
+    """Hands each piece of a member to ``consume(piece)``, in order: here, or with
     ``threaded`` on a helper thread while the caller inflates the next piece (hashing, the
     strings search and writing release the interpreter lock, as inflating does). Invariant: every
     piece is consumed, in order, before the ``with`` block ends; an exception in ``consume``
     is raised there (or at the next ``put``)."""
 
-    def __init__(self, consume: Callable[[bytes, int], None], threaded: bool) -> None:
+    def __init__(self, consume: Callable[[bytes], None], threaded: bool) -> None:
         self.consume = consume
         self.failure: BaseException | None = None
         self.queue: queue.Queue | None = queue.Queue(maxsize=8) if threaded else None
@@ -283,17 +260,17 @@ class _Consumer:
         while (item := self.queue.get()) is not None:
             if self.failure is None:
                 try:
-                    self.consume(*item)
+                    self.consume(item)
                 except BaseException as exc:  # noqa: BLE001 - raised in the caller's thread
                     self.failure = exc
 
-    def put(self, piece: bytes, at: int) -> None:
+    def put(self, piece: bytes) -> None:
         if self.queue is None:
-            self.consume(piece, at)
+            self.consume(piece)
             return
         if self.failure is not None:
             raise self.failure
-        self.queue.put((piece, at))
+        self.queue.put(piece)
 
     def __exit__(self, *exc: object) -> None:
         if self.queue is not None and self.thread is not None:

@@ -73,18 +73,6 @@ def find_strings(data: Buffer, needles: Sequence[bytes], start: int = 0, end: in
     return searcher(tuple(needles)).found(data, start, stop)
 
 
-def kept_ranges(fmt: str, head: bytes, size: int) -> list[tuple[int, int]] | None:
-    """The byte ranges of a ``size``-byte file of format ``fmt`` that its reader reads, when its
-    first bytes ``head`` say them exactly (a thin Mach-O file: its load commands), else None
-    (all of it). A member spooled to a temporary file keeps only these. Invariant: the reader
-    reads nothing outside them."""
-    if fmt == "macho":
-        from wheelaudit.binary import macho
-
-        return macho.kept_ranges(head, size)
-    return None
-
-
 def parse(data: Buffer, fmt: Format, needles: Sequence[bytes] = ()) -> list[Slice]:
     """Dispatch to the reader for ``fmt``. Raises :class:`MalformedBinary`."""
     if fmt == "elf":

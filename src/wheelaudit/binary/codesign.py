@@ -77,8 +77,7 @@ def verify(data, slice_offset: int, slice_size: int, sig_offset: int, sig_size: 
     sig_size`` (slice-relative). ``segments``: ``(name, fileoff, filesize)`` of the slice, to
     name where a bad page lies.
 
-    ``data`` must hold every byte of the slice up to the code limit: a signed image is never
-    spooled sparse (:func:`wheelaudit.binary.macho.kept_ranges` keeps all of it).
+    ``data`` must hold every byte of the slice up to the code limit.
     """
     if sig_size <= 0:
         return Verdict("invalid", "LC_CODE_SIGNATURE has no bytes (datasize 0)")
