@@ -32,7 +32,7 @@ import sys
 from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+
 from itertools import accumulate, repeat
 
 from wheelaudit.binary import symbols as _symbols
@@ -524,60 +524,44 @@ class _Image:
 
         # ---- debug info and code signature -------------------------------------------------
         s.debug_bytes = debug_bytes
-        signature = None
         if with_signature and s.kind != "object":
-            signature = self.start_signature(s, code_sig, segments)
+            self.read_signature(s, code_sig, segments)
 
         # ---- symbols -----------------------------------------------------------------------
         self.sections = sections
         self.image_base = image_base or 0
         where = exports_trie if exports_trie is not None else info_trie
         self.import_desc: dict[str, int] = {}
-        notes_before = len(s.notes)
-        try:
-            fallback_exports = self.read_symtab(symtab, s, collect_exports=where is None)
-            if self.import_desc:
-                self.bind_imports(s, bool(mh_flags & MH_TWOLEVEL))
-            if where is not None:
-                s.exports = self.read_trie(where[0], where[1], s.notes)
-            else:
-                s.exports = fallback_exports
-            s.stripped = not s.locals
-            s.strings = find_strings(data, needles, base, base + size)
-        finally:
-            if signature is not None:
-                self.finish_signature(s, signature, notes_before)
+        fallback_exports = self.read_symtab(symtab, s, collect_exports=where is None)
+        if self.import_desc:
+            self.bind_imports(s, bool(mh_flags & MH_TWOLEVEL))
+        if where is not None:
+            s.exports = self.read_trie(where[0], where[1], s.notes)
+        else:
+            s.exports = fallback_exports
+        s.stripped = not s.locals
+        s.strings = find_strings(data, needles, base, base + size)
         return s
 
-    def start_signature(self, s: Slice, code_sig: tuple[int, int] | None,
-                        segments: list[tuple[str, int, int]]) -> Future | None:
-        """The check of LC_CODE_SIGNATURE (:func:`wheelaudit.binary.codesign.verify`, which
-        needs every byte up to the code limit), started on a thread of its own: it hashes pages
-        while this one reads the symbols. None (``s.signature`` set) when there is none."""
+    def read_signature(self, s: Slice, code_sig: tuple[int, int] | None,
+                       segments: list[tuple[str, int, int]]) -> None:
+        """``s.signature`` (and its evidence) from LC_CODE_SIGNATURE: see
+        :func:`wheelaudit.binary.codesign.verify`, which needs every byte up to the code limit."""
         if code_sig is None:
             s.signature = "absent"
-            return None
+            return
         from wheelaudit.binary.codesign import verify
 
-        pool = ThreadPoolExecutor(1, thread_name_prefix="wheelaudit-codesign")
         try:
-            return pool.submit(verify, self.data, self.base, self.size, code_sig[0], code_sig[1], segments)
-        finally:
-            pool.shutdown(wait=False)  # (the thread ends with its one task)
-
-    def finish_signature(self, s: Slice, signature: Future, at: int) -> None:
-        """``s.signature`` (and its evidence) once the check is done; its note, if any, at index
-        ``at`` of ``s.notes`` (where it stood when the check ran before the symbols)."""
-        try:
-            verdict = signature.result()
+            verdict = verify(self.data, self.base, self.size, code_sig[0], code_sig[1], segments)
         except (struct.error, ValueError, IndexError, OverflowError) as exc:  # (a bound missed: never WA001)
-            s.notes.insert(at, f"code signature not verified: unreadable ({type(exc).__name__}: {exc})")
+            s.notes.append(f"code signature not verified: unreadable ({type(exc).__name__}: {exc})")
             return
         s.signature = verdict.status
         if verdict.status == "invalid":
             s.signature_detail, s.signature_page = verdict.detail, verdict.page
         elif verdict.status is None:
-            s.notes.insert(at, f"code signature not verified: {verdict.detail}")
+            s.notes.append(f"code signature not verified: {verdict.detail}")
 
     def need(self, cmdsize: int, minimum: int, what: str) -> None:
         if cmdsize < minimum:
