@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from wheelaudit.archive import MemberData, MemberReader, open_wheel
@@ -62,15 +61,11 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
         bar = Progress(total, f"scanning {p.name}", enabled=progress)
         with bar:
             if njobs > 1 and len(members) > 1 and can_fork():
-                with Pool(source, needles, interest, bound, njobs, bar.advance) as pool, \
-                        ThreadPoolExecutor(1, thread_name_prefix="wheelaudit-metadata") as aside:
+                with Pool(source, needles, interest, bound, njobs, bar.advance) as pool:
                     pool.start(plan(members))
-                    # WHEEL, METADATA and RECORD are read while the workers read, on a thread of
-                    # their own: the pool's loop keeps taking the workers' results meanwhile (a
-                    # worker whose result pipe is full waits until the parent reads it)
-                    meta = aside.submit(lambda: (source.info, source.record_checker()))
+                    info = source.info  # (WHEEL, METADATA and RECORD read while the workers read)
+                    record = source.record_checker()
                     outcome = pool.run()
-                    info, record = meta.result()
             else:
                 info = source.info
                 record = source.record_checker()
