@@ -20,7 +20,6 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
 from itertools import accumulate, compress
 
 from wheelaudit.model.binary import Symbol
@@ -32,17 +31,10 @@ from wheelaudit.binary.symbols import SymbolTable, demangle, is_mangled, pattern
 #: it the first ``limit`` matches in table order are sorted (the matched set is the same)
 MAX_ORDERED_CANDIDATES = 4096
 
-_hint_cache: dict[str, tuple[bytes, tuple[bytes, ...] | None]] = {}
-
-
 def hints_of(pattern: SymbolPattern) -> tuple[bytes, tuple[bytes, ...] | None]:
-    h = _hint_cache.get(pattern.entry)
-    if h is None:
-        h = _hint_cache[pattern.entry] = pattern_hints(pattern)
-    return h
+    return pattern_hints(pattern)
 
 
-@cache  # (the same few patterns are asked about for every binary of a wheel)
 def _selective(hints: tuple[bytes, ...]) -> bytes:
     """The hint to look up (the others are checked on its candidates): the rarest, guessed as the
     longest, with three characters of credit for the entity's own name, the last one
@@ -52,7 +44,6 @@ def _selective(hints: tuple[bytes, ...]) -> bytes:
     return hints[max(range(len(hints)), key=lambda k: (len(hints[k]) + (3 if k == last else 0), k))]
 
 
-@cache
 def _msvc_hints(mangled: tuple[bytes, ...]) -> tuple[str, ...]:
     """The Itanium hints (``10executorch``) as an MSVC name spells them (``executorch``): a
     decorated name writes each identifier once in full (later mentions are back-references)."""
