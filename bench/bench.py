@@ -2,10 +2,11 @@
 """wheelaudit against today's practice, on real wheels, in one run (issue 6). Not a test.
 
     python bench/bench.py [--cache DIR] [--repeat N] [--only NAME,...] [--json FILE] [--no-auditwheel]
+                          [--skip isal,nm,jobs1]
 
 Fetches the corpus with ``pip download --no-deps --only-binary=:all: --platform ... --python-version
-3.11`` into the cache (copies already in /tmp/realwheels seed it), then, for each wheel and in the
-same run, times as child processes:
+3.11`` into the cache or a folder of it (copies already in /tmp/realwheels seed it), then, for
+each wheel and in the same run, times as child processes:
 
 * ``inflate``: inflating every native member (found beforehand by magic bytes) with the stdlib's
   ``zlib``, one thread: the limit the issue sets (``inflate-isal``: the same with ISA-L, the
@@ -14,9 +15,11 @@ same run, times as child processes:
   ELF file and ``llvm-nm -gC`` on each Mach-O one, one after the other (today's release checks);
 * ``auditwheel``: ``auditwheel show`` (manylinux wheels only; run once, it takes long);
 * ``check``: ``wheelaudit check WHEEL --rules bench/torch.toml --format json`` (15 components with
-  symbols and strings, names, linkage), default ``--jobs`` (every core).
+  symbols and strings, names, linkage), default ``--jobs`` (every core); its runs alternate with
+  the ``inflate`` runs, so that both see the same load of the machine.
 
-Each is the median of N runs (default 3) of a fresh process; peak RSS is the child's
+Each is the fastest of N runs (default 3) of a fresh process (the machine is shared: the
+fastest run is the one least disturbed; every run is printed, for the spread); peak RSS is the child's
 ``ru_maxrss`` (the largest process of its tree, as ``/usr/bin/time -v`` reports it) and, for
 ``check``, also the sums over its process tree (parent and workers) sampled every 20 ms: of RSS
 (pages shared by the forked workers counted in each) and of PSS (shared pages divided among
@@ -54,7 +57,10 @@ CORPUS = {
     "numpy-macos": ("numpy==2.4.6", "macosx_14_0_arm64", "numpy-2.4.6*macosx_14_0_arm64.whl"),
     "executorch-linux": ("executorch==1.5.1", "manylinux_2_28_x86_64", "executorch-1.5.1*manylinux*x86_64.whl"),
     "executorch-macos": ("executorch==1.5.1", "macosx_14_0_arm64", "executorch-1.5.1*macosx_14_0_arm64.whl"),
+    "torch-windows": ("torch==2.14.1", "win_amd64", "torch-2.14.1*win_amd64.whl"),
 }
+#: the wheels the issues' targets are about
+TORCH = ("torch-linux", "torch-macos", "torch-windows")
 LLVM_NM = next((p for p in ("/usr/lib/llvm-14/bin/llvm-nm", shutil.which("llvm-nm") or "") if p and Path(p).exists()), None)
 
 
@@ -65,7 +71,7 @@ LLVM_NM = next((p for p in ("/usr/lib/llvm-14/bin/llvm-nm", shutil.which("llvm-n
 def fetch(name: str, cache: Path) -> Path:
     req, plat, pattern = CORPUS[name]
     cache.mkdir(parents=True, exist_ok=True)
-    found = sorted(cache.glob(pattern))
+    found = sorted(cache.rglob(pattern))  # (the cache or a folder of it, such as pe/)
     if found:
         return found[0]
     seeded = sorted(SEED.glob(pattern)) if SEED.is_dir() else []
@@ -212,12 +218,14 @@ def timed(cmd: list[str], sample_tree: bool = False) -> tuple[float, float, floa
     return dt, ru.ru_maxrss / 1024, tree, pss, proc.returncode
 
 
-def measure(cmd: list[str], repeat: int, sample_tree: bool = False) -> dict:
+def measure(cmd: list[str], repeat: int, sample_tree: bool = False, runs: list | None = None) -> dict:
     # the tree is sampled in runs of their own: the sampler's reads of /proc would slow the timed ones
-    runs = [timed(cmd) for _ in range(repeat)]
+    if runs is None:
+        runs = [timed(cmd) for _ in range(repeat)]
     sampled = [timed(cmd, True) for _ in range(2)] if sample_tree else []
     return {
-        "seconds": statistics.median(r[0] for r in runs),
+        "seconds": min(r[0] for r in runs),
+        "median": statistics.median(r[0] for r in runs),
         "runs": [round(r[0], 3) for r in runs],
         "rss_mb": max(r[1] for r in runs + sampled),
         "tree_mb": max(r[2] for r in sampled) if sampled and sampled[0][2] is not None else None,
@@ -253,7 +261,7 @@ def machine() -> str:
 
 def targets(results: list[dict]) -> None:
     """The issue's targets on the torch wheels, met or not, from this run's figures."""
-    rows = [r for r in results if r["name"] in ("torch-linux", "torch-macos")]
+    rows = [r for r in results if r["name"] in TORCH]
     if not rows:
         return
     print("\nTargets (issue 6), this run:\n")
@@ -295,8 +303,11 @@ def main() -> int:
     ap.add_argument("--json", type=Path, help="also write the results here")
     ap.add_argument("--no-auditwheel", action="store_true")
     ap.add_argument("--jobs", type=int, help="passed to wheelaudit check (default: its default, every core)")
+    ap.add_argument("--skip", default="", help="comma-separated columns not measured: isal, nm, jobs1 "
+                                               "(the target's columns, inflate and check, always are)")
     args = ap.parse_args()
     names = args.only.split(",") if args.only else list(CORPUS)
+    skip = set(filter(None, args.skip.split(",")))
 
     auditwheel = shutil.which("auditwheel")
     if auditwheel is None and not args.no_auditwheel:
@@ -313,7 +324,7 @@ def main() -> int:
     started = _dt.datetime.now().astimezone()
     print(f"# wheelaudit benchmark, {started:%Y-%m-%d %H:%M %Z}")
     print(f"# machine: {machine()}")
-    print(f"# each figure: median of {args.repeat} runs of a fresh process (auditwheel: 1 run)\n")
+    print(f"# each figure: the fastest of {args.repeat} runs of a fresh process (auditwheel: 1 run)\n")
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
@@ -333,18 +344,23 @@ def main() -> int:
                          "members": len(infos), "natives": len(natives)}
             print(f"## {name}: {wheel.name} ({row['zip_mb']:.0f} MB, {len(infos)} members, "
                   f"{len(natives)} native, {row['native_mb']:.0f} MB of them)", flush=True)
-            row["inflate"] = measure([py, "-c", INFLATE, "zlib", str(wheel), str(mfile)], args.repeat)
-            row["inflate_isal"] = measure([py, "-c", INFLATE, "isal", str(wheel), str(mfile)], args.repeat)
-            if LLVM_NM or all(f == "elf" for _, f in natives):
-                row["nm"] = measure([py, "-c", UNPACK_NM, str(wheel), str(nfile), LLVM_NM or "llvm-nm"], args.repeat)
-            if auditwheel and not args.no_auditwheel and "manylinux" in wheel.name:
-                row["auditwheel"] = measure([auditwheel, "show", str(wheel)], 1)
+            inflate = [py, "-c", INFLATE, "zlib", str(wheel), str(mfile)]
             check = [py, "-m", "wheelaudit", "check", str(wheel), "--rules", str(RULES), "--format", "json",
                      "--output", os.devnull]
             if args.jobs:
                 check += ["--jobs", str(args.jobs)]
-            row["check"] = measure(check, args.repeat, sample_tree=True)
-            row["check_j1"] = measure(check + ["--jobs", "1"] if not args.jobs else check, args.repeat)
+            # the target's two columns in alternation, so that both see the same load of the machine
+            pairs = [(timed(inflate), timed(check)) for _ in range(args.repeat)]
+            row["inflate"] = measure(inflate, args.repeat, runs=[p[0] for p in pairs])
+            row["check"] = measure(check, args.repeat, sample_tree=True, runs=[p[1] for p in pairs])
+            if "isal" not in skip:
+                row["inflate_isal"] = measure([py, "-c", INFLATE, "isal", str(wheel), str(mfile)], args.repeat)
+            if "nm" not in skip and (LLVM_NM or all(f == "elf" for _, f in natives)):
+                row["nm"] = measure([py, "-c", UNPACK_NM, str(wheel), str(nfile), LLVM_NM or "llvm-nm"], args.repeat)
+            if auditwheel and not args.no_auditwheel and "manylinux" in wheel.name:
+                row["auditwheel"] = measure([auditwheel, "show", str(wheel)], 1)
+            if "jobs1" not in skip:
+                row["check_j1"] = measure(check + ["--jobs", "1"] if not args.jobs else check, args.repeat)
             for key in ("inflate", "inflate_isal", "nm", "auditwheel", "check", "check_j1"):
                 if key in row:
                     m = row[key]
