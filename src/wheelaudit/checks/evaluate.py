@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from wheelaudit.ruleset.conditions import Condition, WheelTraits
 from wheelaudit.model.binary import Binary, Slice, Symbol
 from wheelaudit.model.finding import Finding, examples
+from wheelaudit.model.library import LibraryFacts
 from wheelaudit.ruleset.globs import Glob, SymbolPattern, matches_list
 from wheelaudit.checks.index import Interest, NameIndex, SymbolIndex
 from wheelaudit.binary.symbols import SymbolTable
@@ -207,14 +208,14 @@ def _wheres(ctx: Context, paths) -> str:
     return ", ".join(_where(ctx, p) for p in paths)
 
 
-def _is_exempt(comp: ComponentRule, path: str) -> bool:
+def is_exempt(comp: ComponentRule, path: str) -> bool:
     name = path.rsplit("/", 1)[-1]
     return any(g.match(path) or g.match(name) for g in comp.exempt)
 
 
 def component_definers(ctx: Context, comp: ComponentRule) -> dict[str, LibraryEvidence]:
     """The non-exempt libraries that carry ``comp`` (SPEC §3 "definers")."""
-    return {p: e for p, e in ctx.evidence(comp).items() if not _is_exempt(comp, p)}
+    return {p: e for p, e in ctx.evidence(comp).items() if not is_exempt(comp, p)}
 
 
 def is_python_extension(b: Binary) -> bool:
@@ -337,7 +338,7 @@ def check_component(ctx: Context, comp: ComponentRule) -> list[Finding]:
                 f" not by its owner {owner_desc}" + ("" if owners else " (which does not ship)"),
                 subject=comp.name, paths=wrong, symbols=_syms(definers), rule=rid))
         for o in owners:
-            if o not in definers and not _is_exempt(comp, o):
+            if o not in definers and not is_exempt(comp, o):
                 out.append(Finding(
                     "WA204",
                     f"owner {_where(ctx, o)} ships but defines none of component {comp.name}'s sentinels ({_sentinels_desc(comp)})"
@@ -605,7 +606,22 @@ def apply_waivers(findings: list[Finding], waivers: list[Waiver], today: _dt.dat
 
 def evaluate(wheel: Wheel, ruleset: Ruleset | None, *, today: _dt.date | None = None) -> list[Finding]:
     """All findings for ``wheel``: the scan's own (WA001/WA002), the rules', linkage; waivers applied."""
+    return _findings(Context(wheel, ruleset), today)
+
+
+def evaluate_described(wheel: Wheel, ruleset: Ruleset | None, *, today: _dt.date | None = None
+                       ) -> tuple[list[Finding], list[LibraryFacts]]:
+    """:func:`evaluate`, and each native library as reports draw it
+    (:func:`wheelaudit.checks.describe.describe_libraries`), from one evaluation."""
+    from wheelaudit.checks.describe import describe_libraries
+
     ctx = Context(wheel, ruleset)
+    findings = _findings(ctx, today)
+    return findings, describe_libraries(wheel, ruleset, context=ctx)
+
+
+def _findings(ctx: Context, today: _dt.date | None) -> list[Finding]:
+    wheel, ruleset = ctx.wheel, ctx.ruleset
     # copies: waivers mark findings, and the scanned wheel may be audited again with other rules
     findings: list[Finding] = [dataclasses.replace(f, rule=f.rule or "integrity", waived_by=None) for f in wheel.findings]
     if ruleset is not None:
