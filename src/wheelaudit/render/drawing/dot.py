@@ -26,15 +26,23 @@ from wheelaudit.render.text import human_size
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
-def _escape(text: str) -> str:
+def _escape(text: str, backslash: str) -> str:
     text = text.encode("utf-8", "backslashreplace").decode("utf-8")  # (undecodable bytes, shown)
     text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
-    return text.replace("\\", "\\\\").replace('"', '\\"').replace("&", "&amp;")
+    return text.replace("\\", backslash).replace('"', '\\"').replace("&", "&amp;")
 
 
 def quote(*lines: str) -> str:
-    """``lines`` as one double-quoted DOT string that Graphviz shows as written, a line each."""
-    return '"' + "\\n".join(_escape(line) for line in lines) + '"'
+    """``lines`` as one double-quoted DOT string that Graphviz shows as written, a line each
+    (a ``label``: Graphviz reads ``\\`` as one backslash there)."""
+    return '"' + "\\n".join(_escape(line, "\\\\") for line in lines) + '"'
+
+
+def quote_tooltip(text: str) -> str:
+    """``text`` as a double-quoted DOT string for a ``tooltip``, which Graphviz unescapes twice
+    (object names first, then escapes): each backslash is written four times, so that ``\\N``
+    in a name stays text instead of becoming the node's identifier."""
+    return '"' + _escape(text, "\\" * 4) + '"'
 
 
 #: node attributes for a dependency outside the wheel, by how it resolves
@@ -79,7 +87,7 @@ def _cluster(i: int, wheel: Wheel, libs: list[LibraryFacts], out: TextIO) -> Non
 
     for lib in libs:  # (sorted by path)
         attrs = [f"label={quote(lib.path.rsplit('/', 1)[-1])}",
-                 f"tooltip={quote(f'{lib.path} ({human_size(lib.size)})')}"]
+                 f"tooltip={quote_tooltip(f'{lib.path} ({human_size(lib.size)})')}"]
         if lib.components:
             attrs[0] = f"label={quote(lib.path.rsplit('/', 1)[-1], ', '.join(m.name for m in lib.components))}"
         if lib.error:
@@ -97,7 +105,7 @@ def _cluster(i: int, wheel: Wheel, libs: list[LibraryFacts], out: TextIO) -> Non
                 key = (d.status, d.name)
                 if key not in outside:
                     label = quote(d.name, f"({d.dist})") if d.dist else quote(d.name)
-                    outside[key] = (f"label={label}, tooltip={quote(d.where or _STATUS.get(d.status, d.status))}, "
+                    outside[key] = (f"label={label}, tooltip={quote_tooltip(d.where or _STATUS.get(d.status, d.status))}, "
                                     + _OUTSIDE.get(d.status, _OUTSIDE["unresolved"]))
                 dst = node(key)
             attrs = [_EDGE.get(d.status, _EDGE["unresolved"])]
