@@ -445,7 +445,7 @@ _ARROW = {"inside": "#24292f", "external": "#c4ccd4", "provided": "#3b82c4", "un
 # Treemap
 
 TREEMAP_WIDTH = 1200.0
-TREEMAP_HEIGHT = 480.0
+TREEMAP_HEIGHT = 400.0
 
 _KIND_TEXT = {"native": "native library", "python": "Python", "meta": ".dist-info / .data metadata",
               "data": "other file", "lump": "small files, together"}
