@@ -283,7 +283,7 @@ def _wheel(wr: WheelReport, index: int) -> str:
     if libs:
         out.append(_graph(libs, flagged, index))
     out.append(_treemap(w, libs, sizes, index, members))
-    out.append(_libraries(libs, flagged, bool(members)))
+    out.append(_libraries(libs, flagged, bool(members), len(w.libraries)))
     out.append("</section>\n")
     return "".join(out)
 
@@ -312,9 +312,12 @@ def _origin_class(i: int) -> int:
     return i % _ORIGIN_CLASSES
 
 
-def _libraries(libs: list[LibraryFacts], flagged: set[str], together: bool) -> str:
+def _libraries(libs: list[LibraryFacts], flagged: set[str], together: bool, shipped: int) -> str:
     if not libs:
-        return "<h3>Native libraries</h3>\n<p>No native libraries.</p>\n"
+        said = ("No native libraries." if not shipped else
+                f"{_plural(shipped, 'native library', 'native libraries')}, not described: this report was built "
+                "without the audit's library facts (wheelaudit.api.audit_wheels makes them).")
+        return f"<h3>Native libraries</h3>\n<p>{said}</p>\n"
     head = "<th>Library</th>" + ("<th>Wheel</th>" if together else "") + \
         "<th>Format</th><th>Size</th><th>Components</th><th>Dependencies</th>"
     rows = []
@@ -342,7 +345,8 @@ def _libraries(libs: list[LibraryFacts], flagged: set[str], together: bool) -> s
                     where = f" <span class=\"where\">→ {esc(d.path)}</span>"
                 elif d.status != "inside":
                     where = f" <span class=\"where\">({esc(_short_status(d))})</span>"
-                archs = f" <span class=\"where\">[{esc('/'.join(d.archs))}]</span>" if len(lib.archs) > 1 else ""
+                archs = (f" <span class=\"where\">[{esc('/'.join(d.archs))} only]</span>"
+                         if len(set(d.archs)) < len(set(lib.archs)) else "")
                 deps.append(f"<li class=\"dep {d.status}\" title=\"{esc(d.where or STATUS_TEXT[d.status])}; {esc(d.kind)}\">"
                             f"<span class=\"st {d.status}\"></span><code>{esc(d.name)}</code>{where}{archs}</li>")
             cells.append(f"<td><ul class=\"deps\">{''.join(deps)}</ul></td>" if deps else "<td>—</td>")
