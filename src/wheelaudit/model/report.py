@@ -10,7 +10,7 @@ from wheelaudit.model.finding import SEVERITY_RANK, Finding
 from wheelaudit.model.codes import selected
 from wheelaudit.model.wheel import Wheel
 
-SCHEMA_VERSION = 2  # 2: every finding has a "hint"; inspect's unresolved dependencies have "resolved": null
+SCHEMA_VERSION = 1  # the contract's version (SPEC §5); added fields ("hint", "resolved") do not change it
 
 
 @dataclass
