@@ -730,7 +730,8 @@ def _wa501(wheel, rules: _Rules, resolved: dict[str, dict[str, list[Resolution]]
     tried (of the first) in the message."""
     by_path = {b.path: b for b in wheel.libraries}
     # dependency name -> binary -> (resolution, archs)
-    from wheelaudit.checks.abi import is_extension_module, links_libpython
+    from wheelaudit.checks.abi import links_libpython
+    from wheelaudit.checks.extension import is_extension_module
 
     failing: dict[str, dict[str, tuple[Resolution, list[str]]]] = {}
     for path, per_arch in resolved.items():
