@@ -97,4 +97,5 @@ class Report:
             "rules": {"path": self.rules_path, "name": self.rules_name},
             "wheels": [wr.to_dict() for wr in self.wheels],
             "summary": self.summary(),
+            "notes": list(self.notes),
         }
