@@ -226,7 +226,8 @@ END = "<!-- end of generated key reference -->"
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|")
+    """``text`` in a Markdown table cell: ``|`` and ``*`` (globs) taken literally."""
+    return text.replace("|", "\\|").replace("*", "\\*")
 
 
 def _value_doc(key: Key) -> str:
@@ -240,7 +241,7 @@ def _value_doc(key: Key) -> str:
 def key_reference() -> str:
     rows = ["| table | key | value | meaning |", "|---|---|---|---|"]
     for t in TABLES.values():
-        where = t.written or "top level"
+        where = f"`{t.written}`" if t.name else "top level"
         if t.name == "condition":
             where = "condition (`when`, `required`)"
         for k in t.keys:

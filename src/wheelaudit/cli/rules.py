@@ -44,7 +44,7 @@ def validate(path: Path) -> tuple[list[str], str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from wheelaudit.cli.main import UsageError
+    from wheelaudit.cli.common import UsageError
 
     paths = [Path(f) for f in args.files]
     for path in paths:
