@@ -13,7 +13,7 @@ from wheelaudit import __version__
 from wheelaudit.cli.common import UsageError
 
 #: the commands, in the order ``--help`` lists them
-COMMANDS = ["check", "inspect", "owners", "dups", "diff", "init"]
+COMMANDS = ["check", "inspect", "owners", "dups", "diff", "init", "rules", "schema"]
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
