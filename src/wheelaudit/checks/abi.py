@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from wheelaudit.ruleset.conditions import traits_from_tags
-from wheelaudit.model.binary import Binary
+from wheelaudit.checks.extension import is_extension_module
 from wheelaudit.model.finding import Finding
 from wheelaudit.platforms.tags import parse_platform
 
@@ -110,14 +110,6 @@ def module_suffix(name: str) -> Suffix | None:
     if name.endswith(".pyd"):
         return Suffix(".pyd", frozenset({"windows"}))
     return None
-
-
-def is_extension_module(b: Binary) -> bool:
-    """An extension module: a native binary whose name ends in an extension-module suffix, or
-    which exports ``PyInit_*``."""
-    from wheelaudit.checks.evaluate import is_python_extension  # (evaluate imports this module's caller)
-
-    return is_python_extension(b)
 
 
 def _tags(tags: Iterable[str]) -> list[Tag]:

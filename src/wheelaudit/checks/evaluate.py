@@ -17,9 +17,9 @@ from wheelaudit.model.finding import Finding, examples
 from wheelaudit.model.library import LibraryFacts
 from wheelaudit.ruleset.globs import Glob, SymbolPattern, matches_list
 from wheelaudit.checks.index import Interest, NameIndex, SymbolIndex
-from wheelaudit.binary.symbols import SymbolTable
 from wheelaudit.checks.linkage import check_linkage
 from wheelaudit.checks.abi import check_abi
+from wheelaudit.checks.extension import is_extension_module
 from wheelaudit.checks.limits import check_limits
 from wheelaudit.ruleset.load import BinaryRule, ComponentRule, FileRule, LibrariesRule, MetadataRule, Ruleset, Waiver
 from wheelaudit.model.wheel import Wheel
@@ -218,24 +218,6 @@ def component_definers(ctx: Context, comp: ComponentRule) -> dict[str, LibraryEv
     return {p: e for p, e in ctx.evidence(comp).items() if not is_exempt(comp, p)}
 
 
-def is_python_extension(b: Binary) -> bool:
-    """A CPython/PyPy extension module (``*.cpython-311-*.so``, ``*.abi3.so``, ``*.pyd``, or a
-    binary exporting ``PyInit_*``)."""
-    name = b.name
-    if ".cpython-" in name or ".abi3." in name or ".pypy" in name or name.endswith(".pyd"):
-        return True
-    return any(_exports_name_prefix(sl, "PyInit_") for sl in b.slices)
-
-
-def _exports_name_prefix(sl: Slice, prefix: str) -> bool:
-    """Whether an export's name starts with ``prefix`` (a SymbolTable answers without making
-    a Symbol of each of its tens of thousands of exports)."""
-    exports = sl.exports
-    if isinstance(exports, SymbolTable):
-        return exports.any_name_startswith(prefix)
-    return any(s.name.startswith(prefix) for s in exports)
-
-
 def _glob_match(g: Glob, path: str) -> bool:
     return g.match(path) or ("/" not in g.pattern and g.match(path.rsplit("/", 1)[-1]))
 
@@ -265,7 +247,7 @@ def check_libraries(ctx: Context, rule: LibrariesRule) -> list[Finding]:
                 subject=b.path, paths=[b.path], rule="names"))
     if rule.identity == "filename":
         for b in in_scope:
-            if not b.ok or b.kind != "shared" or is_python_extension(b):
+            if not b.ok or b.kind != "shared" or is_extension_module(b):
                 continue  # a Python module is loaded by path, never linked by name: no identity needed
             for sl in b.slices:
                 ident = sl.identity

@@ -35,7 +35,7 @@ def add_parser(sub) -> None:
 
 def resolve_rules(rules_arg: str | None):
     """The ruleset from ``--rules``, else from pyproject.toml discovery, else None."""
-    from wheelaudit.cli.main import UsageError
+    from wheelaudit.cli.common import UsageError
     from wheelaudit.ruleset.config import find_rules
     from wheelaudit.ruleset.load import load_rules
 
@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     notes: list[str] = []
     providers: set[str] = set()  # labels of the wheels found with --find-links
     if args.find_links and not Path(args.find_links).is_dir():
-        from wheelaudit.cli.main import UsageError
+        from wheelaudit.cli.common import UsageError
 
         raise UsageError(f"--find-links {args.find_links}: not a folder")
     if args.together:

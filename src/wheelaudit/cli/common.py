@@ -12,6 +12,10 @@ from pathlib import Path
 from typing import TextIO
 
 
+class UsageError(Exception):
+    """A problem with what the user asked for: printed, exit 2."""
+
+
 def add_output_options(p: argparse.ArgumentParser, formats: list[str]) -> None:
     p.add_argument("--format", choices=formats, default="text", help="output format (default: text)")
     p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output ('-': standard output)")
@@ -105,7 +109,6 @@ def output_stream(path: str | None, verdict: int = 0) -> Iterator[TextIO]:
 def split_codes(values: list[str] | None) -> tuple[str, ...] | None:
     """``--select WA2,WA301 --select WA4`` -> ("WA2", "WA301", "WA4"); an unknown code or
     family is a usage error."""
-    from wheelaudit.cli.main import UsageError
     from wheelaudit.model.codes import CodeError, parse_selectors
 
     try:
@@ -116,7 +119,6 @@ def split_codes(values: list[str] | None) -> tuple[str, ...] | None:
 
 def split_severities(values: list[str] | None) -> dict[str, str]:
     """``--severity WA502=error,WA6=warning`` -> {"WA502": "error", "WA6": "warning"}."""
-    from wheelaudit.cli.main import UsageError
     from wheelaudit.model.codes import CodeError, parse_severities
 
     try:

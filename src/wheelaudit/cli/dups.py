@@ -136,7 +136,7 @@ def render_text(wheel, groups, out: TextIO, color: bool, limit: int | None, exam
 
 
 def run(args: argparse.Namespace) -> int:
-    from wheelaudit.cli.main import UsageError
+    from wheelaudit.cli.common import UsageError
     from wheelaudit.review.dups import find_duplicates
     from wheelaudit.render.text import use_color
     from wheelaudit.scan import scan

@@ -6,20 +6,16 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
 import signal
 import sys
 
 from wheelaudit import __version__
+from wheelaudit.cli.common import UsageError
 
 #: the commands, in the order ``--help`` lists them
-COMMANDS = ["check", "inspect", "owners", "dups", "diff", "init"]
+COMMANDS = ["check", "inspect", "owners", "dups", "diff", "init", "rules", "schema"]
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
-
-
-class UsageError(Exception):
-    """A problem with what the user asked for: printed, exit 2."""
 
 
 class _Parser(argparse.ArgumentParser):

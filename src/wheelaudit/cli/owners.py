@@ -236,7 +236,7 @@ def owners_dict(wheel, results: list[Any], strings: bool, examples: int) -> dict
 
 
 def run(args: argparse.Namespace) -> int:
-    from wheelaudit.cli.main import UsageError
+    from wheelaudit.cli.common import UsageError
     from wheelaudit.ruleset.globs import GlobError, SymbolPattern
     from wheelaudit.render.text import use_color
     from wheelaudit.scan import scan
@@ -287,7 +287,7 @@ def split_wheels_and_patterns(values: list[str]) -> tuple[list[str], list[str]]:
     an existing file or folder are the wheels, the rest the patterns (a pattern never names a
     path that exists; to look for such a name, run from another folder). Usage error when either
     part is empty or a wheel follows a pattern."""
-    from wheelaudit.cli.main import UsageError
+    from wheelaudit.cli.common import UsageError
 
     def is_wheel(v: str) -> bool:
         return v.endswith(".whl") or os.path.exists(v)

@@ -11,7 +11,7 @@ from wheelaudit.model.library import LibraryFacts
 from wheelaudit.model.codes import selected
 from wheelaudit.model.wheel import Wheel
 
-SCHEMA_VERSION = 2  # 2: every finding has a "hint"; inspect's unresolved dependencies have "resolved": null
+SCHEMA_VERSION = 1  # the contract's version (SPEC §5); added fields ("hint", "resolved") do not change it
 
 
 @dataclass
@@ -105,4 +105,5 @@ class Report:
             "rules": {"path": self.rules_path, "name": self.rules_name},
             "wheels": [wr.to_dict() for wr in self.wheels],
             "summary": self.summary(),
+            "notes": list(self.notes),
         }
