@@ -23,7 +23,6 @@ def describe_libraries(wheel: Wheel, ruleset: Ruleset | None = None, *, context:
     """Every native binary of ``wheel``, sorted by path. ``context`` is the evaluation's own
     (its component evidence is reused); without it one is made for ``ruleset``."""
     from wheelaudit.checks.evaluate import Context, is_exempt
-    from wheelaudit.checks.linkage import resolve_wheel
 
     ctx = context if context is not None else Context(wheel, ruleset)
     ruleset = ctx.ruleset
@@ -35,7 +34,7 @@ def describe_libraries(wheel: Wheel, ruleset: Ruleset | None = None, *, context:
             for path, ev in ctx.evidence(comp).items():
                 marks.setdefault(path, []).append(
                     ComponentMark(comp.name, tuple(sorted(ev.kinds)), exempt=is_exempt(comp, path)))
-    resolved = resolve_wheel(wheel, ruleset.linkage if ruleset is not None else None)
+    resolved = ctx.resolution()
     origins = getattr(wheel, "origins", None) or {}
     out: list[LibraryFacts] = []
     for b in sorted(wheel.libraries, key=lambda b: b.path):

@@ -65,16 +65,25 @@ class Context:
             idx = self._imports[b.path] = NameIndex(n for s in b.slices for n in s.imports)
         return idx
 
-    def resolved(self, b: Binary) -> set[str]:
-        """The paths inside the wheel that ``b``'s dependencies resolve to (any slice), as the
-        loader resolves them (:func:`wheelaudit.checks.linkage.resolve_wheel`)."""
-        if not hasattr(self, "_resolved"):
+    def resolution(self) -> dict:
+        """Every dependency of the wheel resolved as the loader resolves it, under the rules'
+        ``[linkage]`` table (:func:`wheelaudit.checks.linkage.resolve_wheel`): made once per
+        evaluation and shared by the linkage checks, must-need-all and the report's library facts."""
+        if not hasattr(self, "_resolution"):
             from wheelaudit.checks.linkage import resolve_wheel
 
-            rule = self.ruleset.linkage if self.ruleset is not None else None
-            table = resolve_wheel(self.wheel, rule)
+            self._resolution = resolve_wheel(self.wheel, self.linkage_rule)
+        return self._resolution
+
+    @property
+    def linkage_rule(self):
+        return self.ruleset.linkage if self.ruleset is not None else None
+
+    def resolved(self, b: Binary) -> set[str]:
+        """The paths inside the wheel that ``b``'s dependencies resolve to (any slice)."""
+        if not hasattr(self, "_resolved"):
             self._resolved = {path: {r.path for rs in per_arch.values() for r in rs if r.status == "inside" and r.path}
-                              for path, per_arch in table.items()}
+                              for path, per_arch in self.resolution().items()}
         return self._resolved.get(b.path, set())
 
     def applies(self, when: Condition | None) -> bool:
@@ -618,7 +627,7 @@ def _findings(ctx: Context, today: _dt.date | None) -> list[Finding]:
         findings += check_requirements_parse(ctx, ruleset.metadata)
         for mr in ruleset.metadata:
             findings += check_metadata(ctx, mr)
-    findings += check_linkage(wheel, ruleset.linkage if ruleset is not None else None)
+    findings += check_linkage(wheel, ctx.linkage_rule, ctx.resolution())
     if wheel.surface is not None or (ruleset is not None and any(c.cmake_target for c in ruleset.components)):
         from wheelaudit.checks.consumer import evaluate_consumer
 

@@ -1036,22 +1036,19 @@ def _wa507(wheel, resolved: dict[str, dict[str, list[Resolution]]]) -> list[Find
     return out
 
 
-def check_linkage(wheel, rule=None) -> list[Finding]:
+def check_linkage(wheel, rule=None, resolved: dict[str, dict[str, list[Resolution]]] | None = None) -> list[Finding]:
     """WA501, WA502, WA505, WA507, WA506 (:mod:`wheelaudit.checks.symbols`) and (from
     :func:`wheelaudit.platforms.tags.check_platform`) WA503, WA504.
 
     ``rule`` is the ruleset's ``[linkage]`` table (:class:`wheelaudit.ruleset.load.LinkageRule`) or
     None for the defaults, which need no configuration. ``check = false`` turns all of it off.
+    ``resolved``: :func:`resolve_wheel` of the same wheel and rule, when the caller has it already.
     """
     if rule is not None and not getattr(rule, "check", True):
         return []
     rules = _Rules.build(wheel, rule)
-    resolver = _Resolver(wheel, rules)
-    resolved: dict[str, dict[str, list[Resolution]]] = {}
-    for b in wheel.libraries:
-        if not b.ok:
-            continue
-        resolved[b.path] = {s.arch: [resolver.resolve(b, s, d) for d in s.dependencies] for s in b.slices}
+    if resolved is None:
+        resolved = resolve_wheel(wheel, rule)
     from wheelaudit.checks.symbols import check_unbound  # (checks.symbols reads this module's resolutions)
 
     return (_wa501(wheel, rules, resolved) + _wa502(wheel, rules, resolved) + _wa505(wheel, resolved, rules)
