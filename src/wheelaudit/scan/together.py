@@ -12,9 +12,9 @@ into one :class:`TogetherWheel`, which every check then treats like one wheel:
   is found there (no ``provided-by`` needed); when it is, the needing wheel must *require* the
   providing one (WA505), or installing it alone breaks;
 - ``beside`` and file counts see every wheel's files;
-- each wheel keeps its own scan findings (WA001, WA002) and its own platform checks (WA503,
-  WA504: a binary is held to the tags of the wheel it ships in, not to another wheel's), each
-  message prefixed with the wheel's file name;
+- each wheel keeps its own scan findings (WA001, WA002) and its own platform and tag checks
+  (WA503, WA504, WA601, WA602: a binary is held to the tags of the wheel it ships in, not to
+  another wheel's), each message prefixed with the wheel's file name;
 - two wheels that ship the same path with different contents are a WA002 (one overwrites the
   other at install, whose RECORD then no longer matches); identical copies are one file once
   installed and are not reported; the tree keeps the copy of the wheel given first;
@@ -36,6 +36,7 @@ from packaging.utils import canonicalize_name
 from wheelaudit.platforms import tags as platforms
 from wheelaudit.ruleset.conditions import WheelTraits
 from wheelaudit.model.finding import Finding, examples
+from wheelaudit.checks.abi import TAG_CHECKS
 from wheelaudit.checks.index import Interest
 from wheelaudit.checks.linkage import _installed, _required_dists, resolve_wheel
 from wheelaudit.model.wheel import Wheel
@@ -68,6 +69,13 @@ class TogetherWheel(Wheel):
         checked against that member's tags when the wheels were merged (WA503 / WA504), so that,
         e.g., torch's binaries (minos 14.0, tagged ``macosx_14_0``) are not held to scikit-learn's
         ``macosx_12_0``."""
+        return []
+
+    @property
+    def binary_tags(self) -> list[str]:
+        """None, for the same reason: each member's extension modules were held to that member's
+        tags (WA601, WA602) when the wheels were merged; one member's ``abi3`` tag says nothing
+        of another's modules."""
         return []
 
 
@@ -134,6 +142,8 @@ def merge_wheels(wheels: Sequence[Wheel]) -> TogetherWheel:
             findings.append(_prefixed(f, lab))
         for f in platforms.check_platform(w):
             findings.append(_prefixed(f, lab))
+        for check in TAG_CHECKS:
+            findings += [_prefixed(f, lab) for f in check(w)]
     findings += _platform_conflicts(wheels, labels)
 
     # the installed tree: installed path -> (member index, archive path)
