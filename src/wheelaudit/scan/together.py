@@ -27,7 +27,7 @@ The same distribution given twice (two versions of one project) is not an instal
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -44,6 +44,10 @@ from wheelaudit.scan import scan
 from wheelaudit.archive import NotAWheel, open_wheel
 
 __all__ = ["scan_together", "merge_wheels", "TogetherWheel", "NotTogether"]
+
+
+#: ``(wheel, paths) -> {path: "sha256=..."}``: the hashes of a wheel's members that another wheel ships too
+Digests = Callable[[Wheel, set[str]], dict[str, str]]
 
 
 class NotTogether(NotAWheel):
@@ -126,9 +130,12 @@ def _check_distinct(w: Wheel, seen: dict[str, Wheel]) -> None:
     seen[key] = w
 
 
-def merge_wheels(wheels: Sequence[Wheel]) -> TogetherWheel:
+def merge_wheels(wheels: Sequence[Wheel], *, digests: Digests | None = None) -> TogetherWheel:
     """Merge already scanned wheels (:func:`wheelaudit.scan`) into one install; see the module
-    docstring for what is kept and what becomes a finding. The wheels are not modified."""
+    docstring for what is kept and what becomes a finding. The wheels are not modified.
+    ``digests(wheel, paths)``: the RECORD-style hashes of a wheel's members where two wheels ship
+    the same path (default: read again from each wheel; installed distributions, which share
+    the one file on disk, answer from their RECORD)."""
     if not wheels:
         raise NotTogether("no wheels given")
     seen: dict[str, Wheel] = {}
@@ -158,7 +165,7 @@ def merge_wheels(wheels: Sequence[Wheel]) -> TogetherWheel:
                 owner[inst] = (i, f)
     dropped: set[tuple[int, str]] = set()
     if shadowed:
-        findings += _collisions(wheels, labels, shadowed, dropped)
+        findings += _collisions(wheels, labels, shadowed, dropped, digests or _digests)
 
     files: list[str] = []
     libraries = []
@@ -315,18 +322,18 @@ def _digests(w: Wheel, members: Iterable[str]) -> dict[str, str]:
 
 
 def _collisions(wheels: Sequence[Wheel], labels: list[str], shadowed: dict[tuple[int, str], list[tuple[int, str]]],
-                dropped: set[tuple[int, str]]) -> list[Finding]:
+                dropped: set[tuple[int, str]], digests: Digests) -> list[Finding]:
     per_wheel: dict[int, set[str]] = {}
     for kept, others in shadowed.items():
         for i, p in [kept, *others]:
             per_wheel.setdefault(i, set()).add(p)
-    digests = {i: _digests(wheels[i], ps) for i, ps in per_wheel.items()}
+    hashes = {i: digests(wheels[i], ps) for i, ps in per_wheel.items()}
     out: list[Finding] = []
     for (ki, kp), others in sorted(shadowed.items()):
         inst = _installed(kp)
         for oi, op in others:
             dropped.add((oi, op))
-            a, b = digests[ki].get(kp), digests[oi].get(op)
+            a, b = hashes[ki].get(kp), hashes[oi].get(op)
             if a is not None and a == b and not a.startswith("unreadable"):
                 continue  # the same bytes: one file once installed
             where = kp if kp == op else f"{kp} / {op}"
