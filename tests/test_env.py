@@ -296,6 +296,23 @@ def test_two_versions_of_one_distribution(sites, tmp_path):
         ("alpha-0.9.dist-info", ["alpha-0.9.dist-info/RECORD", "alpha-1.0.dist-info/RECORD"])]
 
 
+def test_a_hostile_record_reads_nothing_outside(sites, tmp_path):
+    """RECORD paths that leave the prefix, a FIFO, a directory, a RECORD that is not CSV: noted,
+    never opened (a FIFO would block the read), and the audit goes on."""
+    site = site_copy(sites, "linux", tmp_path)
+    with open(site / "alpha-1.0.dist-info" / "RECORD", "a") as fh:
+        fh.write("/etc/passwd,,\n../../../../../../etc/shadow,,\nalpha/pipe,,\nalpha,,\n")
+    os.mkfifo(site / "alpha" / "pipe")
+    (site / "junk-1.0.dist-info").mkdir()
+    (site / "junk-1.0.dist-info" / "RECORD").write_bytes(b'"' + b"x" * 200_000 + b'",,\n')  # (over csv's field limit)
+    code, out, err = wheelaudit("check", "--env", site, "--rules", RUNTIMES, "--select", "WA201")
+    assert code == 1 and not err, err
+    assert "note: alpha-1.0.dist-info: 2 RECORD paths outside the install prefix" in out
+    assert "/etc/passwd" in out and "../../../../../../etc/shadow" in out
+    assert "note: alpha-1.0.dist-info: 2 RECORD paths not a regular file (a link?) not read: alpha, alpha/pipe" in out
+    assert "junk-1.0.dist-info: skipped" in out
+
+
 def test_only_native_files_are_read(sites, tmp_path):
     """A pure-Python file is never opened: one that cannot be read changes nothing (a native one
     that cannot be read is reported)."""

@@ -328,8 +328,9 @@ def open_installed(site: Site, dist_info: str, notes: list[str]) -> InstalledDis
             " uninstall took them): the installed distribution no longer matches its RECORD",
             subject=where_record, paths=sorted(missing)))
     if outside:
+        shown = [p if p.isprintable() else repr(p) for p in outside]
         notes.append(f"{dist_info}: {len(outside)} RECORD path{'s' if len(outside) != 1 else ''} outside the install"
-                     f" prefix {site.prefix} not read: {examples(outside, 3)}")
+                     f" prefix {site.prefix} not read: {examples(shown, 3)}")
     if odd:
         notes.append(f"{dist_info}: {len(odd)} RECORD path{'s' if len(odd) != 1 else ''} not a regular file (a link?) not"
                      f" read: {examples(odd, 3)}")
