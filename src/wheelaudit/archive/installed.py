@@ -287,12 +287,14 @@ def open_installed(site: Site, dist_info: str, notes: list[str]) -> InstalledDis
     checker.findings.clear()
 
     depth = _depth(site)
+    base = str(site.path)
     files: list[Member] = []
     native: list[Member] = []
     missing: list[str] = []
     outside: list[str] = []
     odd: list[str] = []
     editable = False
+    listed: set[str] = set()
     for raw in list(checker.rows):
         if raw.endswith("/"):
             continue
@@ -300,12 +302,15 @@ def open_installed(site: Site, dist_info: str, notes: list[str]) -> InstalledDis
         if rel is None:
             outside.append(raw)
             continue
+        if rel in listed:  # (two spellings of one path: ./a and a)
+            continue
+        listed.add(rel)
         if rel != raw:
             checker.rows.setdefault(rel, checker.rows[raw])
         if posixpath.basename(rel).startswith("__editable__"):
             editable = True
         try:
-            st = os.lstat(site.path / rel)
+            st = os.lstat(os.path.join(base, rel))
         except OSError:
             if not (rel.endswith(".pyc") and "__pycache__" in rel):  # (bytecode: compiled or not)
                 missing.append(rel)
@@ -315,7 +320,7 @@ def open_installed(site: Site, dist_info: str, notes: list[str]) -> InstalledDis
             continue
         m = Member(rel, st.st_size, st.st_size)
         files.append(m)
-        if _may_be_native(rel, dist_info) and _is_native(site.path / rel):
+        if _may_be_native(rel, dist_info) and _is_native(os.path.join(base, rel)):
             native.append(m)
 
     problems: list[Finding] = []
@@ -370,7 +375,7 @@ def _may_be_native(rel: str, dist_info: str) -> bool:
     return suffix not in NEVER_NATIVE
 
 
-def _is_native(path: Path) -> bool:
+def _is_native(path: str) -> bool:
     """Whether the first bytes of ``path`` announce ELF, Mach-O or PE (only they are read)."""
     try:
         with open(path, "rb") as fh:
