@@ -15,8 +15,10 @@ import os
 import shutil
 import subprocess
 import sys
+from importlib import resources
 from pathlib import Path
 
+import jsonschema
 import pytest
 from packaging.utils import canonicalize_name, parse_wheel_filename
 
@@ -192,7 +194,8 @@ def test_env_finds_what_together_finds(wheels, sites, name):
     assert {f[0] for f in findings(together)} >= codes
     assert findings(env) == findings(together, relabel)
     assert code_e == code_t == 1
-    # the report names the site-packages folder and each installed distribution
+    # the report names the site-packages folder and each installed distribution, in the schema
+    jsonschema.validate(env, json.loads((resources.files("wheelaudit") / "schemas" / "check.schema.json").read_text()))
     w = env["wheels"][0]
     assert Path(w["path"]) == site
     assert sorted(Path(m).name for m in w["members"]) == sorted(relabel.values())
