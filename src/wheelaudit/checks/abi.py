@@ -176,7 +176,7 @@ def _suffix_problem(suffix: Suffix, tags: list[Tag]) -> str | None:
 
 def check_suffixes(wheel) -> list[Finding]:
     """WA602: each extension module's suffix against the wheel's tags."""
-    tags = _tags(wheel.tags)
+    tags = _tags(wheel.binary_tags)
     out = []
     for b in wheel.libraries:
         if not b.ok or not is_extension_module(b):
@@ -355,7 +355,7 @@ def check_stable_abi(wheel) -> list[Finding]:
     The Stable ABI is CPython's ``Misc/stable_abi.toml`` (platforms/data/stable_abi.json)."""
     from wheelaudit.platforms.policydata import stable_abi_symbol
 
-    floor = _abi3_floor(wheel.tags)
+    floor = _abi3_floor(wheel.binary_tags)
     if floor is None:
         return []
     label = f"{floor[0]}.{floor[1]}"
@@ -402,6 +402,8 @@ def check_stable_abi(wheel) -> list[Finding]:
     return out
 
 
+#: the checks that hold a binary to its wheel's tags (wheels merged by ``--together``: each member's own)
+TAG_CHECKS = (check_stable_abi, check_suffixes)
 CHECKS = (check_stable_abi, check_suffixes, check_libpython, check_debug_info, check_exec_stack, check_signatures, check_textrel)
 
 

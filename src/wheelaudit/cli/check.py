@@ -14,7 +14,7 @@ def add_parser(sub) -> None:
     p = sub.add_parser("check", help="audit wheels against a rules file (the release gate)",
                        description="Audit wheels against rules; exit 0 when nothing at or above --fail-on is found, "
                                    "1 when something is, 2 on a usage or input error.")
-    p.add_argument("wheels", nargs="+", metavar="WHEEL_OR_DIR", help=".whl files, folders of .whl files (dist/), or unpacked / installed trees")
+    p.add_argument("wheels", nargs="*", metavar="WHEEL_OR_DIR", help=".whl files, folders of .whl files (dist/), or unpacked / installed trees")
     p.add_argument("--rules", "-r", metavar="FILE",
                    help="rules file (default: [tool.wheelaudit] in the nearest pyproject.toml, else built-in checks only)")
     add_output_options(p, formats())
@@ -30,6 +30,9 @@ def add_parser(sub) -> None:
     p.add_argument("--find-links", metavar="DIR",
                    help="wheels of the checked wheels' requirements, found in this folder (never on the network):"
                         " a required distribution's real wheel decides which of their dependencies it provides")
+    p.add_argument("--env", nargs="?", const=True, default=None, metavar="PATH_OR_PYTHON",
+                   help="audit what is installed, as one install: a site-packages, a venv, or an interpreter's"
+                        " path (never run); no value: this interpreter's environment")
     p.set_defaults(run=run)
 
 
@@ -65,7 +68,9 @@ def run(args: argparse.Namespace) -> int:
         from wheelaudit.cli.common import UsageError
 
         raise UsageError(f"--find-links {args.find_links}: not a folder")
-    if args.together:
+    if args.env is not None or not paths:  # (an installed environment: wheelaudit.scan.installed)
+        wheels, notes = _environment(args, paths, strings, interest)
+    elif args.together:
         from wheelaudit.scan.together import scan_together
 
         if args.find_links:
@@ -94,6 +99,8 @@ def run(args: argparse.Namespace) -> int:
     from wheelaudit.render import renderer
 
     report = audit_wheels(wheels, ruleset, select=select, ignore=ignore, fail_on=args.fail_on, severity=severity)
+    if args.env is not None:
+        report.notes += notes
     if args.find_links:
         from wheelaudit.scan.find_links import keep_checked
 
@@ -109,3 +116,20 @@ def run(args: argparse.Namespace) -> int:
             color = use_color(out, args.no_color)
         render(report, out, color)
     return report.exit_code
+
+
+def _environment(args: argparse.Namespace, paths: list[Path], strings, interest) -> tuple[list, list[str]]:
+    """``--env [PATH_OR_PYTHON]``: the environment scanned as one install, and its notes."""
+    from wheelaudit.cli.main import UsageError
+    from wheelaudit.scan.installed import NotAnEnvironment, scan_environment
+
+    if args.env is None:
+        raise UsageError("give the wheels to check (WHEEL_OR_DIR...), or --env for an installed environment")
+    if paths or args.together or args.find_links:
+        raise UsageError("--env audits an installed environment on its own: give it no wheels, --together or --find-links")
+    try:
+        merged, notes = scan_environment(None if args.env is True else args.env, strings=strings,
+                                         interest=interest, jobs=args.jobs)
+    except NotAnEnvironment as exc:
+        raise UsageError(f"--env: {exc}") from None
+    return [merged], notes

@@ -7,7 +7,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from wheelaudit.archive import MemberData, MemberReader, open_wheel
+from wheelaudit.archive import MemberData, MemberReader, WheelSource, open_wheel
 from wheelaudit.ruleset.conditions import traits_from_tags
 from wheelaudit.model.binary import Binary
 from wheelaudit.model.finding import Finding
@@ -29,7 +29,8 @@ FORCE_WORKERS_ENV = "WHEELAUDIT_FORCE_WORKERS"
 
 
 def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interest: Interest | None = None,
-         jobs: int | None = None, timeout: float | None = None, progress: bool | None = None) -> Wheel:
+         jobs: int | None = None, timeout: float | None = None, progress: bool | None = None,
+         source: WheelSource | None = None) -> Wheel:
     """Scan a ``.whl`` or an unpacked/installed tree.
 
     ``strings`` are byte strings to look for in every binary (the `strings` evidence of the
@@ -39,7 +40,9 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
     one per core, and in-process for a small wheel; 1: in-process; where ``os.fork`` is missing,
     always in-process). ``timeout`` bounds the reading of one binary, in seconds (default:
     $WHEELAUDIT_BINARY_TIMEOUT, else 120); a binary that takes longer is reported as WA001.
-    ``progress``: a bar on standard error (default: when it is a terminal).
+    ``progress``: a bar on standard error (default: when it is a terminal). ``source``: the
+    wheel already opened (an installed distribution, :mod:`wheelaudit.archive.installed`), whose
+    ``members`` are what is read and ``files()`` what the wheel holds; it is closed here.
 
     Raises :class:`wheelaudit.archive.NotAWheel` when ``path`` is not a wheel and
     :class:`ScanFailed` when a worker process dies; every other problem (an unreadable binary,
@@ -50,7 +53,7 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
     needles: tuple[bytes, ...] = tuple(dict.fromkeys(s for s in strings if s))
     bound = binary_timeout(timeout)
     p = Path(path)
-    with open_wheel(p) as source:
+    with open_wheel(p) if source is None else source as source:
         members = source.members
         total = sum(m.size for m in members)
         if jobs is None:
