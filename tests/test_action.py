@@ -106,9 +106,11 @@ def test_passing_wheel_and_args_split_like_a_shell(workspace, tmp_path):
     assert summary.startswith("### wheelaudit: passed") and "| WA201 | warning |" in summary
     assert runner.context["steps.check.outputs.exit-code"] == "0"
     assert runner.context["steps.check.outputs.sarif"] == ""
-    # the same warning fails with fail-on: warning
-    runner, proc = check(workspace, tmp_path, rules="rules.toml", args="--severity WA201=warning", fail_on="warning")
-    assert proc.returncode == 1
+    # the same warning fails with fail-on: warning; summary: false writes no job summary
+    runner, proc = check(workspace, tmp_path, rules="rules.toml", args="--severity WA201=warning", fail_on="warning",
+                         summary="false")
+    assert proc.returncode == 1 and "::warning " in proc.stdout
+    assert runner.summary.read_text() == ""
 
 
 def test_nothing_to_check_is_exit_2_with_a_summary(workspace, tmp_path):

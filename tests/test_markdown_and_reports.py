@@ -1,16 +1,16 @@
 """``--format markdown`` (a job summary) and ``--report FORMAT=FILE`` (several reports from one
-scan), run as a user runs the command."""
+scan), through the command line's entry point (tests/test_action.py runs it as a process)."""
 from __future__ import annotations
 
 import io
 import json
-import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
+from wheelaudit.cli.main import main
 from wheelaudit.model.finding import Finding
 from wheelaudit.model.report import Report, WheelReport
 from wheelaudit.render import markdown
@@ -34,12 +34,20 @@ reason = "kept | for <now>"
 """
 
 
-def wheelaudit(cwd: Path, *args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "wheelaudit", *map(str, args)], cwd=cwd, capture_output=True,
-                          text=True)
+@pytest.fixture
+def wheelaudit(monkeypatch, capsys):
+    """The command line in ``cwd``: (exit status, standard output, standard error)."""
+
+    def run(cwd: Path, *args) -> SimpleNamespace:
+        monkeypatch.chdir(cwd)
+        code = main([str(a) for a in args])
+        out, err = capsys.readouterr()
+        return SimpleNamespace(returncode=code, stdout=out, stderr=err)
+
+    return run
 
 
-def test_markdown_table_verdict_and_waived(tmp_path, fixture_wheels):
+def test_markdown_table_verdict_and_waived(tmp_path, fixture_wheels, wheelaudit):
     (tmp_path / "rules.toml").write_text(RULES)
     (tmp_path / "waived.toml").write_text(WAIVE)
     wheel = fixture_wheels["macos_dup_delegate"]
@@ -81,7 +89,7 @@ def test_markdown_cells_cannot_break_the_table(fixture_wheels):
     assert "y" * (markdown.MAX_MESSAGE - 1) + "…" in text and "y" * markdown.MAX_MESSAGE not in text
 
 
-def test_one_scan_writes_every_report(tmp_path, fixture_wheels):
+def test_one_scan_writes_every_report(tmp_path, fixture_wheels, wheelaudit):
     (tmp_path / "rules.toml").write_text(RULES)
     wheel = fixture_wheels["macos_dup_delegate"]
     proc = wheelaudit(tmp_path, "check", wheel, "--rules", "rules.toml", "--format", "github",
@@ -108,7 +116,7 @@ def test_one_scan_writes_every_report(tmp_path, fixture_wheels):
     (["--report", "sarif=a.sarif", "--report", "json=a.sarif"], "--report sarif writes that file already"),
     (["--output", "a.json", "--report", "json=a.json"], "--output writes that file already"),
 ])
-def test_report_usage_errors_before_the_scan(tmp_path, args, message):
+def test_report_usage_errors_before_the_scan(tmp_path, args, message, wheelaudit):
     proc = wheelaudit(tmp_path, "check", tmp_path / "missing.whl", *args)
     assert proc.returncode == 2
     assert message in proc.stderr
@@ -116,7 +124,7 @@ def test_report_usage_errors_before_the_scan(tmp_path, args, message):
     assert not any(tmp_path.iterdir())
 
 
-def test_an_unwritable_report_is_exit_2_after_a_passing_check(tmp_path, fixture_wheels):
+def test_an_unwritable_report_is_exit_2_after_a_passing_check(tmp_path, fixture_wheels, wheelaudit):
     proc = wheelaudit(tmp_path, "check", fixture_wheels["macos_clean"], "--ignore", "WA5",
                       "--report", f"sarif={tmp_path / 'no' / 'such' / 'dir.sarif'}")
     assert proc.returncode == 2
