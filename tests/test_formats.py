@@ -160,16 +160,18 @@ def test_sarif_validates_and_names_every_code(capsys, fixture_wheels, rules, sar
     assert f"[in {fixture_wheels['macos_dup_delegate'].name}: executorch/" in r["message"]["text"]
     assert r["properties"]["wheel"] == str(fixture_wheels["macos_dup_delegate"])
     assert r["properties"]["subject"] == "backend_mlx"
-    # RECORD mismatch of the tampered wheel (a built-in check): the rules file, no region
+    # RECORD mismatch of the tampered wheel (a built-in check): the rules file, at its first line
     rec = [x for x in linux["results"] if x["ruleId"] == "WA002"]
     assert len(rec) == 2  # hash and size: two results, two fingerprints
     assert len({x["partialFingerprints"]["wheelaudit/v1"] for x in rec}) == 2
     for x in rec:
-        assert x["locations"][0]["physicalLocation"] == {"artifactLocation": {"uri": "rules.toml",
-                                                                              "uriBaseId": "%SRCROOT%"}}
+        assert x["locations"][0]["physicalLocation"] == {
+            "artifactLocation": {"uri": "rules.toml", "uriBaseId": "%SRCROOT%"}, "region": {"startLine": 1}}
         assert [y["physicalLocation"]["artifactLocation"]["uri"] for y in x["relatedLocations"]] == [
             "executorch/lib/libexecutorch_etdump.so"]
     assert not any("suppressions" in x for run in log["runs"] for x in run["results"])
+    # the checkout the relative paths start from
+    assert {run["invocations"][0]["workingDirectory"]["uri"] for run in log["runs"]} == {tmp_path.resolve().as_uri() + "/"}
 
 
 def test_sarif_waived_finding_is_suppressed(capsys, fixture_wheels, waived_rules, sarif_validator):

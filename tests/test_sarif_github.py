@@ -141,12 +141,12 @@ def test_locations_without_a_rules_file(tmp_path, fixture_wheels, validator, run
     rec = [r for r in results(valid(validator, log)) if r["ruleId"] == "WA002"]
     assert rec and {json.dumps(r["locations"]) for r in rec} == {json.dumps([{"physicalLocation": {
         "artifactLocation": {"uri": f"dist/{wheel.name}", "uriBaseId": "%SRCROOT%"}}}])}
-    # a pyproject.toml without [tool.wheelaudit]: the config file, no region
+    # a pyproject.toml without [tool.wheelaudit]: the config file, at its first line
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "executorch"\n')
-    _, log, _ = run_check(tmp_path, "dist")
-    assert {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in results(log)} == {
-        "pyproject.toml"}
-    assert not any("region" in r["locations"][0]["physicalLocation"] for r in results(log))
+    _, log, err = run_check(tmp_path, "dist")
+    assert {json.dumps(r["locations"][0]["physicalLocation"]) for r in results(log)} == {json.dumps(
+        {"artifactLocation": {"uri": "pyproject.toml", "uriBaseId": "%SRCROOT%"}, "region": {"startLine": 1}})}
+    assert err == ""
     # rules inline in [tool.wheelaudit]: the line in pyproject.toml
     text = '[project]\nname = "executorch"\n\n[tool.wheelaudit]\n' + RULES.replace("version = 1\n", "").replace(
         "[libraries]", "[tool.wheelaudit.libraries]").replace("[[component]]", "[[tool.wheelaudit.component]]")
@@ -166,11 +166,13 @@ def test_a_rules_file_outside_the_checkout_is_an_absolute_uri(tmp_path, fixture_
     (outside / "rules.toml").write_text(RULES)
     repo = tmp_path / "repo"
     repo.mkdir()
-    _, log, _ = run_check(repo, fixture_wheels["macos_dup_delegate"], "--rules", outside / "rules.toml")
+    _, log, err = run_check(repo, fixture_wheels["macos_dup_delegate"], "--rules", outside / "rules.toml")
     (r,) = [r for r in results(valid(validator, log)) if r["ruleId"] == "WA201"]
     where = r["locations"][0]["physicalLocation"]
     assert where["artifactLocation"] == {"uri": (outside / "rules.toml").resolve().as_uri()}
     assert where["region"]["startLine"] == RULES.splitlines().index("[[component]]") + 1
+    # code scanning cannot place it: the user is told
+    assert "outside the working directory" in err and str((outside / "rules.toml").resolve()) in err
 
 
 def test_github_limits_cut_with_a_note(fixture_wheels, validator):

@@ -5,10 +5,12 @@
   ``wheelaudit/<distribution>/<platform tag>/``: code scanning keeps one analysis per id, so the
   uploads of a build matrix (one job per platform) never supersede each other.
 - **The primary location is a file of the repository**: the rules file at the line of the rule
-  that produced the finding (``Ruleset.rule``); for a built-in check, the rules file without a
-  region; with no rules at all, the project's ``pyproject.toml`` (else the wheel file). Paths are
-  relative to the working directory (``%SRCROOT%``, the checkout in CI). The wheel and its members
-  go in the message text and in ``relatedLocations``.
+  that produced the finding (``Ruleset.rule``); for a built-in check, the rules file at its first
+  line (code scanning shows only results with a line); with no rules at all, the project's
+  ``pyproject.toml`` likewise (else the wheel file, no line). Paths are relative to the working
+  directory (``%SRCROOT%``, the checkout in CI, also the invocation's ``workingDirectory``); a file
+  outside it is an absolute ``file:`` URI, which code scanning cannot place: said on standard
+  error. The wheel and its members go in the message text and in ``relatedLocations``.
 - **partialFingerprints** are our own (``wheelaudit/v1``): code, distribution, platform tag,
   subject and the finding's first member, never the version (a ``NAME-VERSION.dist-info/``
   member counts without its version), so a finding stays the same alert from one release to the
@@ -102,6 +104,8 @@ class _Places:
     def __init__(self, report: Report) -> None:
         self.root = Path.cwd().resolve()
         self.ruleset = report.ruleset
+        #: files named by an absolute URI: outside the working directory, code scanning cannot place them
+        self.outside: set[str] = set()
         self.rules_file = self._file(report.rules_path)
         self.fallback: dict[str, Any] | None = None
         if self.rules_file is None:
@@ -119,17 +123,21 @@ class _Places:
             p = p.resolve()
             rel = p.relative_to(self.root)
         except (OSError, ValueError):
+            self.outside.add(str(p))
             return {"uri": p.absolute().as_uri()}
         return {"uri": _uri(rel.as_posix()), "uriBaseId": SRCROOT}
 
     def primary(self, f: Finding, wheel_path: Path) -> dict[str, Any]:
-        """The location a finding is shown at: its rule's line in the rules file, the rules file,
-        the project's pyproject.toml, else the wheel file."""
+        """The location a finding is shown at: its rule's line in the rules file; the rules file
+        (or, with no rules, the project's pyproject.toml) at its first line, code scanning showing
+        only results with a line; else the wheel file."""
         rule = self.ruleset.rule(f.rule, f.subject) if self.ruleset is not None and f.rule else None
         where = self._file(getattr(rule, "source", None)) if rule is not None else None
-        line = getattr(rule, "line", None) if where is not None else None
+        line = (getattr(rule, "line", None) or 1) if where is not None else None
+        if where is None and (self.rules_file or self.fallback):
+            where, line = self.rules_file or self.fallback, 1
         if where is None:
-            where = self.rules_file or self.fallback or self._file(wheel_path)
+            where = self._file(wheel_path)
         physical: dict[str, Any] = {"artifactLocation": dict(where or {})}
         if line:
             physical["region"] = {"startLine": line}
@@ -302,7 +310,8 @@ def sarif_run(report: Report, dist: str, platform: str, wheels: list[WheelReport
         }},
         "automationDetails": {"id": f"wheelaudit/{dist}/{platform}/"},
         "originalUriBaseIds": {SRCROOT: {"uri": places.root.as_uri() + "/"}},
-        "invocations": [{"executionSuccessful": True, "exitCode": report.exit_code}],
+        "invocations": [{"executionSuccessful": True, "exitCode": report.exit_code,
+                         "workingDirectory": {"uri": places.root.as_uri() + "/"}}],
         "artifacts": artifacts,
         "results": results,
         "columnKind": "unicodeCodePoints",
@@ -325,6 +334,10 @@ def sarif_log(report: Report, warn: TextIO | None = None, *, max_runs: int = MAX
             what = ", ".join(f"{n} {k}" for k, n in cut.items())
             warn.write(f"wheelaudit: SARIF run {run['automationDetails']['id']} cut to GitHub's limits "
                        f"({max_results} results, {max_related} related locations a result): {what} left out\n")
+    if warn is not None and places.outside:
+        warn.write(f"wheelaudit: SARIF results are located at {', '.join(sorted(places.outside))}, outside the "
+                   f"working directory; code scanning places results only at files of the repository: "
+                   f"run the check from the checkout\n")
     if warn is not None and len(runs) > max_runs:
         warn.write(f"wheelaudit: the SARIF log has {len(runs)} runs (one per distribution and platform); GitHub "
                    f"code scanning refuses more than {max_runs} in one file: check fewer platforms at a time\n")
