@@ -227,11 +227,11 @@ def _merge(results: list[tuple[Finding, dict[str, Any]]]) -> list[dict[str, Any]
     """One result per fingerprint (the same finding in several wheels of the run): the first
     unwaived one speaks for the others, whose wheels it lists; it stays suppressed only when every
     one of them is waived."""
-    groups: dict[str, list[tuple[Finding, dict[str, Any]]]] = {}
+    same: dict[str, list[tuple[Finding, dict[str, Any]]]] = {}
     for f, r in results:
-        groups.setdefault(r["partialFingerprints"][FINGERPRINT], []).append((f, r))
+        same.setdefault(r["partialFingerprints"][FINGERPRINT], []).append((f, r))
     out = []
-    for members in groups.values():
+    for members in same.values():
         _, head = next(((f, r) for f, r in members if not f.waived), members[0])
         wheels = list(dict.fromkeys(w for _, r in members for w in r["properties"]["wheels"]))
         if len(wheels) > 1:
