@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from wheelaudit.cli.common import add_jobs_option, add_output_options, output_stream, split_codes, split_severities
+from wheelaudit.cli.common import (add_jobs_option, add_output_options, add_report_option, check_report_targets,
+                                   output_stream, split_codes, split_severities, write_reports)
 
 
 def add_parser(sub) -> None:
@@ -18,6 +19,7 @@ def add_parser(sub) -> None:
     p.add_argument("--rules", "-r", metavar="FILE",
                    help="rules file (default: [tool.wheelaudit] in the nearest pyproject.toml, else built-in checks only)")
     add_output_options(p, formats())
+    add_report_option(p, formats())
     p.add_argument("--select", action="append", metavar="CODES", help="only these codes or prefixes (WA2,WA301)")
     p.add_argument("--ignore", action="append", metavar="CODES", help="never these codes or prefixes")
     p.add_argument("--fail-on", choices=["error", "warning"], default=None,
@@ -55,6 +57,7 @@ def run(args: argparse.Namespace) -> int:
     from wheelaudit.archive import expand_inputs
     from wheelaudit.scan import scan
 
+    check_report_targets(args.report, args.output)
     ruleset = resolve_rules(args.rules)
     select = split_codes(args.select)
     ignore = split_codes(args.ignore)
@@ -115,6 +118,7 @@ def run(args: argparse.Namespace) -> int:
 
             color = use_color(out, args.no_color)
         render(report, out, color)
+    write_reports(report, args.report)
     return report.exit_code
 
 

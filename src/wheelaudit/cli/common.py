@@ -22,6 +22,49 @@ def add_output_options(p: argparse.ArgumentParser, formats: list[str]) -> None:
     p.add_argument("--no-color", action="store_true", help="no colour, even on a terminal (NO_COLOR is honoured too)")
 
 
+def add_report_option(p: argparse.ArgumentParser, formats: list[str]) -> None:
+    """``--report FORMAT=FILE``, repeatable: the same report written once more, in another format,
+    to a file (one scan for the annotations, the SARIF file and the job summary of a CI step)."""
+
+    def target(text: str) -> tuple[str, str]:
+        fmt, sep, path = text.partition("=")
+        fmt = fmt.strip()
+        if not sep or not path:
+            raise argparse.ArgumentTypeError(f"{text!r}: expected FORMAT=FILE (e.g. sarif=wheelaudit.sarif)")
+        if fmt not in formats:
+            raise argparse.ArgumentTypeError(f"{fmt!r} is not a format (choose from {', '.join(formats)})")
+        if path == "-":
+            raise argparse.ArgumentTypeError("standard output takes --format; --report writes to a file")
+        return fmt, path
+
+    p.add_argument("--report", action="append", type=target, default=[], metavar="FORMAT=FILE",
+                   help="also write the report in FORMAT to FILE, from the same scan (repeatable): "
+                        "--report sarif=wheelaudit.sarif --report markdown=summary.md")
+
+
+def check_report_targets(reports: list[tuple[str, str]], output: str | None) -> None:
+    """A usage error when two reports (``--report`` or ``--output``) would write one file."""
+    from wheelaudit.cli.main import UsageError
+
+    seen: dict[Path, str] = {}
+    if output and output != "-":
+        seen[Path(output).resolve()] = "--output"
+    for fmt, path in reports:
+        where = Path(path).resolve()
+        if where in seen:
+            raise UsageError(f"--report {fmt}={path}: {seen[where]} writes that file already")
+        seen[where] = f"--report {fmt}"
+
+
+def write_reports(report, reports: list[tuple[str, str]]) -> None:
+    """Write ``report`` in each ``(format, file)`` of ``--report``."""
+    from wheelaudit.render import renderer
+
+    for fmt, path in reports:
+        with output_stream(path, report.exit_code) as out:
+            renderer(fmt)(report, out, False)
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)

@@ -412,6 +412,24 @@ class Ruleset:
                 return comp
         return None
 
+    def rule(self, rule_id: str, subject: str | None = None) -> Any:
+        """The rule of this ruleset that a finding's ``rule`` id names (``names``,
+        ``component:NAME``, ``file:NAME``, ``binary:NAME``, ``metadata:NAME``, ``linkage``,
+        ``limits``, ``consumer`` for ``[cmake]``, ``waivers``), or None: a built-in check
+        (``abi``, ``integrity``, ``linkage`` without a ``[linkage]`` table) or a rule it does not
+        have. For ``waivers`` (WA004, whose subject is the waiver's code) the first waiver of that
+        code. Its ``source`` and ``line`` say where it is written (reports point there)."""
+        kind, _, name = rule_id.partition(":")
+        if name:
+            tables = {"component": self.components, "file": self.files, "binary": self.binaries,
+                      "metadata": self.metadata}
+            return next((r for r in tables.get(kind, ()) if r.name == name), None)
+        if rule_id == "waivers":
+            return next((w for w in self.waivers if subject is None or w.code == subject),
+                        self.waivers[0] if self.waivers else None)
+        return {"names": self.libraries, "linkage": self.linkage, "limits": self.limits,
+                "consumer": self.cmake}.get(rule_id)
+
 
 # =============================================================================================
 # Locating tables and keys in the text (tomllib reports no positions)
