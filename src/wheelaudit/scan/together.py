@@ -29,7 +29,6 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
 from packaging.utils import canonicalize_name
 
