@@ -7,6 +7,7 @@ from pathlib import Path
 
 from wheelaudit.cli.common import (add_jobs_option, add_output_options, add_report_option, check_report_targets,
                                    output_stream, split_codes, split_severities, write_reports)
+from wheelaudit.cli.common import add_verbosity_options
 
 
 def add_parser(sub) -> None:
@@ -27,6 +28,7 @@ def add_parser(sub) -> None:
     p.add_argument("--severity", action="append", metavar="CODE=LEVEL",
                    help="change a code's (or family's) severity: WA502=error,WA604=warning (on top of the rules' own)")
     add_jobs_option(p)
+    add_verbosity_options(p)
     p.add_argument("--together", action="store_true",
                    help="treat the wheels as one install: components and linkage across them")
     p.add_argument("--find-links", metavar="DIR",
@@ -40,7 +42,7 @@ def add_parser(sub) -> None:
 
 def resolve_rules(rules_arg: str | None):
     """The ruleset from ``--rules``, else from pyproject.toml discovery, else None."""
-    from wheelaudit.cli.common import UsageError
+    from wheelaudit.cli.common import UsageError, trace_rules
     from wheelaudit.ruleset.config import find_rules
     from wheelaudit.ruleset.load import load_rules
 
@@ -48,8 +50,10 @@ def resolve_rules(rules_arg: str | None):
         path = Path(rules_arg)
         if not path.is_file():
             raise UsageError(f"rules file {path} {'is not a file' if path.exists() else 'does not exist'}")
-        return load_rules(path)
-    ruleset, _origin = find_rules(Path.cwd())
+        ruleset, origin = load_rules(path), None
+    else:
+        ruleset, origin = find_rules(Path.cwd())
+    trace_rules(Path.cwd(), rules_arg, ruleset, origin)  # (--verbose)
     return ruleset
 
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
+import io
 import os
 import sys
 from collections.abc import Iterator
+from contextvars import ContextVar
 from pathlib import Path
 from typing import TextIO
 
@@ -63,6 +65,102 @@ def write_reports(report, reports: list[tuple[str, str]]) -> None:
     for fmt, path in reports:
         with output_stream(path, report.exit_code) as out:
             renderer(fmt)(report, out, False)
+
+
+def add_verbosity_options(p: argparse.ArgumentParser) -> None:
+    """``--quiet`` / ``-q`` and ``--verbose`` / ``-v``, the same on every command (applied by
+    :func:`console`)."""
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--quiet", "-q", action="count", default=0,
+                       help="less on the terminal: -q shows a text report's findings only (no OK lines, notes, "
+                            "summary or progress bar), -qq nothing (the exit status answers); a machine --format "
+                            "and an --output FILE are never cut")
+    group.add_argument("--verbose", "-v", action="count", default=0,
+                       help="also tell on standard error what is read: the rules file and how it was found, each "
+                            "wheel, each native binary with its format and kind")
+
+
+def verbosity(args: argparse.Namespace) -> int:
+    """-2 (``-qq``), -1 (``-q``), 0, or 1 (``-v``; more ``-v`` tell no more)."""
+    quiet, verbose = getattr(args, "quiet", 0) or 0, getattr(args, "verbose", 0) or 0
+    return max(-2, -quiet) if quiet else min(1, verbose)
+
+
+#: ``-qq`` with a text report to standard output: the report is not written (see :func:`console`)
+_SILENT: ContextVar[bool] = ContextVar("wheelaudit_silent", default=False)
+
+
+@contextlib.contextmanager
+def console(args: argparse.Namespace) -> Iterator[None]:
+    """How a command talks to a person, applied once around every command (``cli/main.py``)
+    from its ``-q`` / ``-v`` (:func:`verbosity`):
+
+    * 0: the text report whole, the progress bar at a terminal (:mod:`wheelaudit.scan.progress`);
+    * ``-q``: no progress bar, and a text report without its asides (:func:`wheelaudit.render.text.aside`:
+      a clean wheel's OK line, notes, the closing summary, explanations): its findings only;
+    * ``-qq``: as ``-q``, and a text report to standard output is not written at all;
+    * ``-v``: as 0, and on standard error the rules file and how it was found, each wheel read and
+      each native binary in it (:func:`wheelaudit.scan.progress.trace`).
+
+    Only what a person reads at the terminal changes: a machine format (``--format`` other than
+    text, ``init``'s rules) and a report written to ``--output FILE`` are whole, and warnings and
+    errors on standard error are never silenced."""
+    from wheelaudit.scan.progress import showing
+
+    level = verbosity(args)
+    to_stdout = getattr(args, "output", None) in (None, "-")
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(showing(bar=False if level < 0 else None, trace=_tell if level > 0 else None))
+        if level < 0 and to_stdout:
+            from wheelaudit.render.text import findings_only
+
+            stack.enter_context(findings_only())
+        token = _SILENT.set(level <= -2 and to_stdout and getattr(args, "format", None) == "text")
+        stack.callback(_SILENT.reset, token)
+        yield
+
+
+def _tell(line: str) -> None:
+    """A ``--verbose`` line, on standard error."""
+    try:
+        print(line, file=sys.stderr, flush=True)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def trace_rules(start: Path, rules_arg: str | None, ruleset, origin: Path | None) -> None:
+    """``--verbose``: which rules a command uses and how they were found (``--rules``, else
+    ``[tool.wheelaudit]`` in the nearest ``pyproject.toml``, else none): the answer to "why was
+    my rules file not used"."""
+    from wheelaudit.scan.progress import trace, tracing
+
+    if not tracing():
+        return
+    if rules_arg:
+        trace(f"rules: {rules_arg} (--rules)")
+        return
+    from wheelaudit.ruleset.config import find_pyproject
+
+    pyproject = find_pyproject(start)
+    if pyproject is None:
+        trace(f"rules: none, built-in checks only (no --rules, and no pyproject.toml in {start} or a folder "
+              "above it, up to the repository root)")
+    elif ruleset is None:
+        trace(f"rules: none, built-in checks only (no --rules, and {pyproject} has no [tool.wheelaudit] table)")
+    elif origin is not None and origin != pyproject:
+        trace(f"rules: {origin} (named by [tool.wheelaudit] rules in {pyproject})")
+    else:
+        trace(f"rules: the [tool.wheelaudit] table of {pyproject}")
+
+
+class _Nowhere(io.TextIOBase):
+    """A report's stream under ``-qq``: everything written is dropped."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, s: str) -> int:
+        return len(s)
 
 
 def _positive_int(text: str) -> int:
@@ -128,6 +226,9 @@ def output_stream(path: str | None, verdict: int = 0) -> Iterator[TextIO]:
     the verdict was 1, else 2, and one line saying why."""
     if path == "-":  # (the usual spelling of standard output)
         path = None
+    if path is None and _SILENT.get():  # (-qq: the exit status answers)
+        yield _Nowhere()
+        return
     where = path or "standard output"
     try:
         if path:

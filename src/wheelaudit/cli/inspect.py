@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from wheelaudit.cli.common import add_jobs_option, add_output_options, output_stream
+from wheelaudit.cli.common import add_verbosity_options
 
 
 def add_parser(sub) -> None:
@@ -19,6 +20,7 @@ def add_parser(sub) -> None:
     p.add_argument("--rules", "-r", metavar="FILE",
                    help="rules whose [linkage] table (provided-by, allow-external) informs where dependencies resolve")
     add_jobs_option(p)
+    add_verbosity_options(p)
     p.set_defaults(run=run)
 
 

@@ -91,7 +91,10 @@ def main(argv: list[str] | None = None) -> int:
         if not getattr(args, "command", None):
             parser.print_help(sys.stderr)
             return EXIT_USAGE
-        code = int(args.run(args))
+        from wheelaudit.cli.common import console
+
+        with console(args):  # (-q / -v, for every command)
+            code = int(args.run(args))
         if _received:
             raise Signalled(_received[0])
         return code

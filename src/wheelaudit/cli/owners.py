@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from wheelaudit.cli.common import add_jobs_option, add_output_options, output_stream
+from wheelaudit.cli.common import add_verbosity_options
 
 
 def add_parser(sub) -> None:
@@ -33,6 +34,7 @@ def add_parser(sub) -> None:
     p.add_argument("--examples", type=int, default=3, metavar="N", help="example names shown per library (default: 3)")
     add_output_options(p, ["text", "json"])
     add_jobs_option(p)
+    add_verbosity_options(p)
     p.set_defaults(run=run)
 
 
@@ -145,7 +147,7 @@ def _libs(n: int) -> str:
 
 def render_symbols_text(wheel, results: list[SymbolOwners], out: TextIO, color: bool, examples: int) -> None:
     from wheelaudit.review.dups import term_width
-    from wheelaudit.render.text import paint
+    from wheelaudit.render.text import aside, paint
 
     width = term_width()
     out.write(paint(wheel.path.name, "bold", color) + f"  {wheel.name} {wheel.version}\n")
@@ -176,7 +178,7 @@ def render_symbols_text(wheel, results: list[SymbolOwners], out: TextIO, color: 
         else:
             out.write("  imported by no library\n")
     matched = sum(1 for r in results if r.matched)
-    out.write(f"\n{matched} of {len(results)} pattern{'s' if len(results) != 1 else ''} matched\n")
+    aside(out, f"\n{matched} of {len(results)} pattern{'s' if len(results) != 1 else ''} matched\n")
 
 
 def _write_table(out: TextIO, rows: list[list[str]], header: list[str], width: int, color: bool,
@@ -198,7 +200,7 @@ def _write_table(out: TextIO, rows: list[list[str]], header: list[str], width: i
 
 
 def render_strings_text(wheel, results: list[StringCarriers], out: TextIO, color: bool) -> None:
-    from wheelaudit.render.text import paint
+    from wheelaudit.render.text import aside, paint
 
     out.write(paint(wheel.path.name, "bold", color) + f"  {wheel.name} {wheel.version}\n")
     for r in results:
@@ -212,7 +214,7 @@ def render_strings_text(wheel, results: list[StringCarriers], out: TextIO, color
             where = f"  ({', '.join(archs)} slice{'s' if len(archs) > 1 else ''} of {len(b.slices)})" if b.universal and len(archs) < len(b.slices) else ""
             out.write(f"    {path}{where}\n")
     matched = sum(1 for r in results if r.matched)
-    out.write(f"\n{matched} of {len(results)} string{'s' if len(results) != 1 else ''} found\n")
+    aside(out, f"\n{matched} of {len(results)} string{'s' if len(results) != 1 else ''} found\n")
 
 
 def owners_dict(wheel, results: list[Any], strings: bool, examples: int) -> dict[str, Any]:

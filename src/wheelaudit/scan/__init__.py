@@ -40,15 +40,20 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
     one per core, and in-process for a small wheel; 1: in-process; where ``os.fork`` is missing,
     always in-process). ``timeout`` bounds the reading of one binary, in seconds (default:
     $WHEELAUDIT_BINARY_TIMEOUT, else 120); a binary that takes longer is reported as WA001.
+<<<<<<< HEAD
     ``progress``: a bar on standard error (default: when it is a terminal). ``source``: the
     wheel already opened (an installed distribution, :mod:`wheelaudit.archive.installed`), whose
     ``members`` are what is read and ``files()`` what the wheel holds; it is closed here.
+=======
+    ``progress``: a bar on standard error (default: when it is a terminal and not a CI run's,
+    see :mod:`wheelaudit.scan.progress`).
+>>>>>>> ca5151f (Progress bar: off where CI is set or TERM=dumb (WHEELAUDIT_PROGRESS=1 forces it on a terminal), fits the terminal's width, erased on a signal too; WHEELAUDIT_PROGRESS_DELAY; -q/--quiet and -v/--verbose on every command)
 
     Raises :class:`wheelaudit.archive.NotAWheel` when ``path`` is not a wheel and
     :class:`ScanFailed` when a worker process dies; every other problem (an unreadable binary,
     a RECORD mismatch) becomes a finding.
     """
-    from wheelaudit.scan.progress import Progress
+    from wheelaudit.scan.progress import Progress, trace, trace_read
 
     needles: tuple[bytes, ...] = tuple(dict.fromkeys(s for s in strings if s))
     bound = binary_timeout(timeout)
@@ -61,6 +66,7 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
             njobs = default_jobs() if force or total >= PARALLEL_MIN_BYTES else 1
         else:
             njobs = max(1, jobs)
+        trace(f"reading {p}: {len(members)} members")
         bar = Progress(total, f"scanning {p.name}", enabled=progress)
         with bar:
             if njobs > 1 and len(members) > 1 and can_fork():
@@ -100,7 +106,7 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
     for b in libraries:
         if b.error:
             findings.append(Finding("WA001", f"{b.path}: {b.error}", subject=b.path, paths=[b.path]))
-    return Wheel(
+    wheel = Wheel(
         path=p,
         name=info.name,
         version=info.version,
@@ -117,6 +123,8 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
         sizes=sizes,
         archive_size=archive_size,
     )
+    trace_read(wheel)  # (--verbose)
+    return wheel
 
 
 def _read_inline(reader: MemberReader, members, needles, interest, timeout, progress) -> Outcome:
