@@ -356,3 +356,15 @@ def test_every_command_takes_quiet_and_verbose(clean, other, command):
     assert code_q == code and err_q == ""
     code, _, err = cli(args[0], "-q", "-v", *args[1:])
     assert code == 2 and "not allowed with" in err
+
+
+def test_rules_and_schema_take_them_too(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("version = 1\nname = 'x'\nunknown-key = 1\n")
+    good = Path(__file__).resolve().parent.parent / "rules" / "executorch.toml"
+    code, full, _ = cli("rules", "validate", str(good), str(bad))
+    assert code == 1 and f"{good}: ok" in full
+    assert cli("rules", "validate", "-q", str(good), str(bad)) == (1, full.replace(f"{good}: ok (valid rules)\n", ""), "")
+    assert cli("rules", "validate", "-qq", str(good), str(bad)) == (1, "", "")
+    schema = cli("schema", "rules")
+    assert cli("schema", "-qq", "rules") == cli("schema", "-v", "rules") == schema

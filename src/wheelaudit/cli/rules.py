@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from wheelaudit.cli.common import add_verbosity_options
+
 
 def add_parser(sub) -> None:
     p = sub.add_parser("rules", help="work with rules files (validate)",
@@ -19,8 +21,8 @@ def add_parser(sub) -> None:
                     "[tool.wheelaudit] table (one without it is fine); any other file is a rules file. "
                     "Exit 0 when all are valid, 1 when a problem is found, 2 when a file does not exist.")
     v.add_argument("files", metavar="FILE", nargs="+", help="rules files (.toml) and pyproject.toml files")
-    v.add_argument("--quiet", "-q", action="store_true", help="print the problems only (no line for a valid file)")
-    v.set_defaults(run=run)
+    add_verbosity_options(v)  # (-q: no line for a valid file)
+    v.set_defaults(run=run, format="text")  # (a text report, which -qq leaves unwritten)
 
 
 def validate(path: Path) -> tuple[list[str], str]:
@@ -44,7 +46,8 @@ def validate(path: Path) -> tuple[list[str], str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from wheelaudit.cli.common import UsageError
+    from wheelaudit.cli.common import UsageError, output_stream
+    from wheelaudit.render.text import aside
 
     paths = [Path(f) for f in args.files]
     for path in paths:
@@ -54,19 +57,19 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"{path}: a directory, not a rules file or pyproject.toml")
     seen: set[str] = set()
     bad_files = problems = 0
-    for path in paths:
-        lines, note = validate(path)
-        fresh = [line for line in lines if line not in seen]  # (a rules file named twice, or by a pyproject)
-        seen.update(fresh)
-        for line in fresh:
-            print(line)
-        if lines:
-            bad_files += 1
-            problems += len(fresh)
-        elif not args.quiet:
-            print(f"{path}: ok ({note})")
-    if bad_files:
-        print(f"{problems} problem{'s' if problems != 1 else ''} in {bad_files} of {len(paths)} "
-              f"file{'s' if len(paths) != 1 else ''}")
-        return 1
-    return 0
+    with output_stream(None) as out:
+        for path in paths:
+            lines, note = validate(path)
+            fresh = [line for line in lines if line not in seen]  # (a rules file named twice, or by a pyproject)
+            seen.update(fresh)
+            for line in fresh:
+                out.write(line + "\n")
+            if lines:
+                bad_files += 1
+                problems += len(fresh)
+            else:
+                aside(out, f"{path}: ok ({note})\n")
+        if bad_files:
+            out.write(f"{problems} problem{'s' if problems != 1 else ''} in {bad_files} of {len(paths)} "
+                      f"file{'s' if len(paths) != 1 else ''}\n")
+    return 1 if bad_files else 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from wheelaudit.cli.common import add_verbosity_options
 from wheelaudit.schemas import NAMES
 
 
@@ -17,6 +18,7 @@ def add_parser(sub) -> None:
                                    "then `#:schema ./wheelaudit-rules.schema.json` as a rules file's first line.")
     p.add_argument("name", choices=NAMES, metavar="{" + ",".join(NAMES) + "}", help="which schema")
     p.add_argument("--output", "-o", metavar="FILE", help="write the schema to FILE instead of standard output")
+    add_verbosity_options(p)
     p.set_defaults(run=run)
 
 
