@@ -368,3 +368,10 @@ def test_rules_and_schema_take_them_too(tmp_path):
     assert cli("rules", "validate", "-qq", str(good), str(bad)) == (1, "", "")
     schema = cli("schema", "rules")
     assert cli("schema", "-qq", "rules") == cli("schema", "-v", "rules") == schema
+
+
+@pytest.mark.parametrize("value", ["-1", "soon", "nan"])
+def test_a_bad_progress_delay_is_a_usage_error(clean, monkeypatch, value):
+    monkeypatch.setenv("WHEELAUDIT_PROGRESS_DELAY", value)
+    code, out, err = cli("check", str(clean))
+    assert (code, out) == (2, "") and "WHEELAUDIT_PROGRESS_DELAY" in err
