@@ -206,26 +206,28 @@ def test_machine_format_on_a_terminal_is_clean_json(clean, tmp_path):
     assert screen(raw) == screen(out.read_bytes())
 
 
-@pytest.fixture()
-def long_tree(tmp_path) -> Path:
-    """An unpacked wheel of 3 GiB that takes no disk space (sparse files of zeros): reading it
-    goes on long after a signal sent the moment the bar appears. (Its members stay under 16 MiB,
-    the size that archive/members.py hashes on a helper thread.)"""
-    root = tmp_path / "big"
+def long_tree(root: Path, sizes: list[int]) -> Path:
+    """An unpacked wheel of sparse files of zeros (they take no disk space): reading its 3 GiB or
+    more goes on long after a signal sent the moment the bar appears."""
     (root / "big-1.0.dist-info").mkdir(parents=True)
     (root / "big-1.0.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: big\nVersion: 1.0\n")
     (root / "big-1.0.dist-info" / "WHEEL").write_text("Wheel-Version: 1.0\nRoot-Is-Purelib: false\n"
                                                       "Tag: cp311-cp311-manylinux_2_28_x86_64\n")
     (root / "big").mkdir()
-    for i in range(200):
+    for i, size in enumerate(sizes):
         with open(root / "big" / f"zeros{i:03}.bin", "wb") as fh:
-            fh.truncate(15 << 20)
+            fh.truncate(size)
     return root
 
 
-@pytest.mark.parametrize("jobs", ["1", "2"])  # in-process, and with worker processes
-def test_sigint_mid_bar_leaves_the_line_clean(long_tree, jobs):
-    code, raw = on_tty("check", str(long_tree), "--jobs", jobs, interrupt=True)
+@pytest.mark.parametrize("jobs, sizes", [
+    ("1", [15 << 20] * 200),  # in-process
+    ("1", [4 << 30]),  # in-process, a member over 16 MiB: hashed on a helper thread
+    ("2", [15 << 20] * 200),  # worker processes
+])
+def test_sigint_mid_bar_leaves_the_line_clean(tmp_path, jobs, sizes):
+    tree = long_tree(tmp_path / "big", sizes)
+    code, raw = on_tty("check", str(tree), "--jobs", jobs, interrupt=True)
     assert code == 128 + signal.SIGINT
     assert BAR.search(raw)
     assert screen(raw) == ["wheelaudit: stopped by SIGINT"]
