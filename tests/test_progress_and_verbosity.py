@@ -264,6 +264,9 @@ def test_quiet_check_prints_findings_only(clean, tampered, tmp_path):
     report = tmp_path / "report.txt"
     assert cli("check", "-qq", str(tampered), "-o", str(report)) == (1, "", "")
     assert report.read_text() == full
+    also = tmp_path / "also.txt"
+    assert cli("check", "-q", str(tampered), "--report", f"text={also}") == (1, quiet, "")
+    assert also.read_text() == full
     code, _, err = cli("check", "-qq", str(tmp_path / "nothing.whl"))
     assert code == 2 and "no such file" in err
 

@@ -86,8 +86,9 @@ def verbosity(args: argparse.Namespace) -> int:
     return max(-2, -quiet) if quiet else min(1, verbose)
 
 
-#: ``-qq`` with a text report to standard output: the report is not written (see :func:`console`)
-_SILENT: ContextVar[bool] = ContextVar("wheelaudit_silent", default=False)
+#: how much a text report to standard output shows (see :func:`console`): -2 nothing (``-qq``, a
+#: text ``--format``), -1 its findings only (``-q``), 0 all of it
+_CUT: ContextVar[int] = ContextVar("wheelaudit_cut", default=0)
 
 
 @contextlib.contextmanager
@@ -96,8 +97,9 @@ def console(args: argparse.Namespace) -> Iterator[None]:
     from its ``-q`` / ``-v`` (:func:`verbosity`):
 
     * 0: the text report whole, the progress bar at a terminal (:mod:`wheelaudit.scan.progress`);
-    * ``-q``: no progress bar, and a text report without its asides (:func:`wheelaudit.render.text.aside`:
-      a clean wheel's OK line, notes, the closing summary, explanations): its findings only;
+    * ``-q``: no progress bar, and a text report to standard output without its asides
+      (:func:`wheelaudit.render.text.aside`: a clean wheel's OK line, notes, the closing summary):
+      its findings only (applied by :func:`output_stream`, which knows where a report goes);
     * ``-qq``: as ``-q``, and a text report to standard output is not written at all;
     * ``-v``: as 0, and on standard error the rules file and how it was found, each wheel read and
       each native binary in it (:func:`wheelaudit.scan.progress.trace`).
@@ -108,16 +110,14 @@ def console(args: argparse.Namespace) -> Iterator[None]:
     from wheelaudit.scan.progress import showing
 
     level = verbosity(args)
-    to_stdout = getattr(args, "output", None) in (None, "-")
-    with contextlib.ExitStack() as stack:
-        stack.enter_context(showing(bar=False if level < 0 else None, trace=_tell if level > 0 else None))
-        if level < 0 and to_stdout:
-            from wheelaudit.render.text import findings_only
-
-            stack.enter_context(findings_only())
-        token = _SILENT.set(level <= -2 and to_stdout and getattr(args, "format", None) == "text")
-        stack.callback(_SILENT.reset, token)
-        yield
+    if level <= -2 and getattr(args, "format", None) != "text":
+        level = -1  # (a machine format is written whole: -qq only takes the bar away)
+    with showing(bar=False if level < 0 else None, trace=_tell if level > 0 else None):
+        token = _CUT.set(min(level, 0))
+        try:
+            yield
+        finally:
+            _CUT.reset(token)
 
 
 def _tell(line: str) -> None:
@@ -226,9 +226,23 @@ def output_stream(path: str | None, verdict: int = 0) -> Iterator[TextIO]:
     the verdict was 1, else 2, and one line saying why."""
     if path == "-":  # (the usual spelling of standard output)
         path = None
-    if path is None and _SILENT.get():  # (-qq: the exit status answers)
+    cut = _CUT.get()
+    if path is None and cut <= -2:  # (-qq: the exit status answers)
         yield _Nowhere()
         return
+    if cut < 0:  # (-q: a text report to standard output holds its findings only; a file, all)
+        from wheelaudit.render.text import findings_only
+
+        with findings_only(path is None), _opened(path, verdict) as fh:
+            yield fh
+        return
+    with _opened(path, verdict) as fh:
+        yield fh
+
+
+@contextlib.contextmanager
+def _opened(path: str | None, verdict: int) -> Iterator[TextIO]:
+    """``path`` opened for writing, else standard output; failures as :func:`output_stream` says."""
     where = path or "standard output"
     try:
         if path:
