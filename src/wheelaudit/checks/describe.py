@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from wheelaudit.checks.evaluate import Context, is_exempt
 from wheelaudit.model.library import ComponentMark, LibraryFacts, ResolvedDependency
 
 if TYPE_CHECKING:
-    from wheelaudit.checks.evaluate import Context
     from wheelaudit.model.wheel import Wheel
     from wheelaudit.ruleset.load import Ruleset
 
@@ -22,8 +22,6 @@ def describe_libraries(wheel: Wheel, ruleset: Ruleset | None = None, *, context:
                        ) -> list[LibraryFacts]:
     """Every native binary of ``wheel``, sorted by path. ``context`` is the evaluation's own
     (its component evidence is reused); without it one is made for ``ruleset``."""
-    from wheelaudit.checks.evaluate import Context, is_exempt
-
     ctx = context if context is not None else Context(wheel, ruleset)
     ruleset = ctx.ruleset
     marks: dict[str, list[ComponentMark]] = {}

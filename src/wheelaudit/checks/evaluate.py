@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from wheelaudit.ruleset.conditions import Condition, WheelTraits
 from wheelaudit.model.binary import Binary, Slice, Symbol
 from wheelaudit.model.finding import Finding, examples
-from wheelaudit.model.library import LibraryFacts
 from wheelaudit.ruleset.globs import Glob, SymbolPattern, matches_list
 from wheelaudit.checks.index import Interest, NameIndex, SymbolIndex
 from wheelaudit.checks.linkage import check_linkage
@@ -595,20 +594,12 @@ def apply_waivers(findings: list[Finding], waivers: list[Waiver], today: _dt.dat
 # --------------------------------------------------------------------------------------------
 # Entry point
 
-def evaluate(wheel: Wheel, ruleset: Ruleset | None, *, today: _dt.date | None = None) -> list[Finding]:
-    """All findings for ``wheel``: the scan's own (WA001/WA002), the rules', linkage; waivers applied."""
-    return _findings(Context(wheel, ruleset), today)
-
-
-def evaluate_described(wheel: Wheel, ruleset: Ruleset | None, *, today: _dt.date | None = None
-                       ) -> tuple[list[Finding], list[LibraryFacts]]:
-    """:func:`evaluate`, and each native library as reports draw it
-    (:func:`wheelaudit.checks.describe.describe_libraries`), from one evaluation."""
-    from wheelaudit.checks.describe import describe_libraries
-
-    ctx = Context(wheel, ruleset)
-    findings = _findings(ctx, today)
-    return findings, describe_libraries(wheel, ruleset, context=ctx)
+def evaluate(wheel: Wheel, ruleset: Ruleset | None, *, today: _dt.date | None = None,
+             context: Context | None = None) -> list[Finding]:
+    """All findings for ``wheel``: the scan's own (WA001/WA002), the rules', linkage; waivers applied.
+    ``context``: a :class:`Context` of the same wheel and ruleset to evaluate in, when the caller
+    goes on to use it (its dependency resolution and component evidence are made once)."""
+    return _findings(context if context is not None else Context(wheel, ruleset), today)
 
 
 def _findings(ctx: Context, today: _dt.date | None) -> list[Finding]:

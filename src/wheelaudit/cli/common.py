@@ -46,8 +46,6 @@ def add_report_option(p: argparse.ArgumentParser, formats: list[str]) -> None:
 
 def check_report_targets(reports: list[tuple[str, str]], output: str | None) -> None:
     """A usage error when two reports (``--report`` or ``--output``) would write one file."""
-    from wheelaudit.cli.main import UsageError
-
     seen: dict[Path, str] = {}
     if output and output != "-":
         seen[Path(output).resolve()] = "--output"
