@@ -88,7 +88,8 @@ def symbol_owners(wheel, patterns: list[str]) -> list[SymbolOwners]:
     """For each pattern, the libraries that define and those that import a matching symbol."""
     from wheelaudit.ruleset.globs import SymbolPattern
     from wheelaudit.checks.index import SymbolIndex
-    from wheelaudit.binary.symbols import demangle, qualified_name
+    from wheelaudit.binary.demangle import demangle
+    from wheelaudit.binary.symbols import qualified_name
 
     pats = [SymbolPattern(p) for p in patterns]
     libs = [b for b in wheel.libraries if b.ok]
