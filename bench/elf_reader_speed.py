@@ -34,12 +34,12 @@ def _rss_mb() -> float:
 
 
 def run_wheelaudit(path: str, demangle: bool) -> dict:
-    from wheelaudit.binary import symbols
+    from wheelaudit.binary import demangle as demangling
     from wheelaudit.binary import elf
 
     if not demangle:
-        symbols.demangle = lambda name: name
-    symbols._demangle_cached.cache_clear()
+        demangling.demangle = lambda name: name
+    demangling._demangle_cached.cache_clear()
     with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
         (s,) = elf.parse(mm)
     return {"exports": len(s.exports), "imports": len(s.imports), "locals": len(s.locals),

@@ -210,7 +210,8 @@ def glob(data: bytes, ws: Workspace) -> str:
 
 def names(data: bytes, ws: Workspace) -> str:
     from wheelaudit.ruleset.globs import SymbolPattern
-    from wheelaudit.binary.symbols import demangle, qualified_name
+    from wheelaudit.binary.demangle import demangle
+    from wheelaudit.binary.symbols import qualified_name
 
     name = data.decode("utf-8", "backslashreplace")
     d = demangle(name)

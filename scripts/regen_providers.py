@@ -55,7 +55,7 @@ from packaging.specifiers import SpecifierSet  # noqa: E402
 from packaging.utils import canonicalize_name, parse_wheel_filename  # noqa: E402
 from packaging.version import Version  # noqa: E402
 
-from wheelaudit.checks.evaluate import is_python_extension  # noqa: E402
+from wheelaudit.checks.extension import is_extension_module  # noqa: E402
 from wheelaudit.platforms.tags import parse_platform  # noqa: E402
 from wheelaudit.binary import MAGIC_SIZE, detect, read_binary  # noqa: E402
 
@@ -183,7 +183,7 @@ def read_wheel(wheel: Path) -> dict:
                 if detect(f.read(MAGIC_SIZE)) is None:
                     continue
             binary = read_binary(z.read(info), info.filename)
-            if binary is None or binary.error or binary.kind != "shared" or is_python_extension(binary):
+            if binary is None or binary.error or binary.kind != "shared" or is_extension_module(binary):
                 continue
             name = info.filename.rsplit("/", 1)[-1]
             identities = {s.identity for s in binary.slices if s.identity}

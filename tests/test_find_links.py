@@ -92,6 +92,7 @@ def test_a_provider_of_an_excluded_version_is_ignored_and_noted(provider_wheels,
     assert "--find-links" not in findings(report)[0]["message"]
     notes = [line for line in text.splitlines() if line.startswith("note:")]
     assert len(notes) == 1 and old.name in notes[0] and "prov 0.5 does not satisfy prov>=1.0" in notes[0]
+    assert report["notes"] == [notes[0].removeprefix("note: ")]  # the JSON report carries it too
 
 
 def test_the_highest_satisfying_version_is_taken(provider_wheels, tmp_path):

@@ -119,42 +119,59 @@ def _assert_valid(validator, log: dict) -> None:
     assert not errors, "\n".join(f"{list(e.path)}: {e.message}" for e in errors[:10])
 
 
-def test_sarif_validates_and_names_every_code(capsys, fixture_wheels, rules, sarif_validator):
+def test_sarif_validates_and_names_every_code(capsys, fixture_wheels, rules, sarif_validator, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the checkout: rules.toml is a file of it
     code, out = _run(capsys, "check", fixture_wheels["macos_dup_delegate"], fixture_wheels["linux_tampered"],
                      "--rules", rules, "--format", "sarif")
     assert code == 1
     log = json.loads(out)
     _assert_valid(sarif_validator, log)
-    assert log["version"] == "2.1.0" and len(log["runs"]) == 1
-    driver = log["runs"][0]["tool"]["driver"]
-    assert driver["name"] == "wheelaudit" and driver["version"]
-    assert "informationUri" not in driver  # (no made-up address: the project has no public home yet)
-    ids = [r["id"] for r in driver["rules"]]
-    assert ids == list(CODES)
-    for r in driver["rules"]:
-        assert "helpUri" not in r and r["id"] in r["help"]["text"] and "docs/codes.md" in r["help"]["text"]
-        assert r["name"].isidentifier() and r["name"][0].isupper()
-        assert r["shortDescription"]["text"] == CODES[r["id"]].title
-        assert r["fullDescription"]["text"]
-        assert r["defaultConfiguration"]["level"] == CODES[r["id"]].severity
-    results = log["runs"][0]["results"]
-    dup = [r for r in results if r["ruleId"] == "WA201"]
-    assert len(dup) == 1
-    r = dup[0]
-    assert r["level"] == "error" and "backend_mlx" in r["message"]["text"]
+    assert log["version"] == "2.1.0"
+    # one run per distribution and platform tag
+    assert [r["automationDetails"]["id"] for r in log["runs"]] == [
+        "wheelaudit/executorch/macosx_14_0_arm64/", "wheelaudit/executorch/manylinux_2_28_x86_64/"]
+    mac, linux = log["runs"]
+    for run in log["runs"]:
+        driver = run["tool"]["driver"]
+        assert driver["name"] == "wheelaudit" and driver["version"]
+        assert "informationUri" not in driver  # (no made-up address: the project has no public home yet)
+        ids = [r["id"] for r in driver["rules"]]
+        assert ids == list(CODES)
+        for r in driver["rules"]:
+            assert "helpUri" not in r and r["id"] in r["help"]["text"] and "docs/codes.md" in r["help"]["text"]
+            assert r["id"] in r["help"]["markdown"] and CODES[r["id"]].fix in r["help"]["markdown"]
+            assert r["name"].isidentifier() and r["name"][0].isupper()
+            assert r["shortDescription"]["text"] == CODES[r["id"]].title
+            assert r["fullDescription"]["text"]
+            assert r["defaultConfiguration"]["level"] == CODES[r["id"]].severity
+    (r,) = mac["results"]
+    assert r["ruleId"] == "WA201" and r["level"] == "error" and "backend_mlx" in r["message"]["text"]
     assert ids[r["ruleIndex"]] == "WA201"
-    uris = sorted(loc["physicalLocation"]["artifactLocation"]["uri"] for loc in r["locations"])
+    # shown at the component's line of the rules file; the members are related locations
+    (loc,) = r["locations"]
+    assert loc["physicalLocation"]["artifactLocation"] == {"uri": "rules.toml", "uriBaseId": "%SRCROOT%"}
+    # (RULES opens with a new line: the 0-based index of the name is the 1-based line of its header)
+    assert loc["physicalLocation"]["region"] == {"startLine": RULES.splitlines().index('name = "backend_mlx"')}
+    uris = sorted(x["physicalLocation"]["artifactLocation"]["uri"] for x in r["relatedLocations"])
     assert uris == ["executorch/backends/mlx/libexecutorch_backend_mlx.dylib",
                     "executorch/lib/libexecutorch_backend_mlx.dylib"]
-    assert {loc["physicalLocation"]["artifactLocation"]["uriBaseId"] for loc in r["locations"]} == {
+    assert {x["physicalLocation"]["artifactLocation"]["uriBaseId"] for x in r["relatedLocations"]} == {
         fixture_wheels["macos_dup_delegate"].name}
+    assert f"[in {fixture_wheels['macos_dup_delegate'].name}: executorch/" in r["message"]["text"]
     assert r["properties"]["wheel"] == str(fixture_wheels["macos_dup_delegate"])
     assert r["properties"]["subject"] == "backend_mlx"
-    # RECORD mismatch of the tampered wheel: located at the library inside the wheel
-    rec = [r for r in results if r["ruleId"] == "WA002"]
-    assert rec and all(loc["physicalLocation"]["artifactLocation"]["uri"] == "executorch/lib/libexecutorch_etdump.so"
-                       for x in rec for loc in x["locations"])
-    assert not any("suppressions" in x for x in results)
+    # RECORD mismatch of the tampered wheel (a built-in check): the rules file, at its first line
+    rec = [x for x in linux["results"] if x["ruleId"] == "WA002"]
+    assert len(rec) == 2  # hash and size: two results, two fingerprints
+    assert len({x["partialFingerprints"]["wheelaudit/v1"] for x in rec}) == 2
+    for x in rec:
+        assert x["locations"][0]["physicalLocation"] == {
+            "artifactLocation": {"uri": "rules.toml", "uriBaseId": "%SRCROOT%"}, "region": {"startLine": 1}}
+        assert [y["physicalLocation"]["artifactLocation"]["uri"] for y in x["relatedLocations"]] == [
+            "executorch/lib/libexecutorch_etdump.so"]
+    assert not any("suppressions" in x for run in log["runs"] for x in run["results"])
+    # the checkout the relative paths start from
+    assert {run["invocations"][0]["workingDirectory"]["uri"] for run in log["runs"]} == {tmp_path.resolve().as_uri() + "/"}
 
 
 def test_sarif_waived_finding_is_suppressed(capsys, fixture_wheels, waived_rules, sarif_validator):

@@ -162,3 +162,22 @@ def test_an_undisturbed_run_leaves_nothing_behind(slow_wheel, tmp_path):
     assert "WA002" in out and "Traceback" not in err
     assert_gone(workers)
     assert list(tmpdir.iterdir()) == []
+
+
+def test_the_demangling_guard_ends_quietly_with_the_command(tmp_path):
+    """A name with many back-references is demangled by a capped worker process; at exit that
+    worker is ended, and ends without a word (it once took the command's SIGTERM handler along
+    and printed a traceback)."""
+    from fuzz.mutate import tiny_wheel
+
+    name = "_Z4funcI" + "St6vectorIS_S0_E" * 12 + "EvT_" + "S1_" * 10  # long, many substitutions
+    src = tmp_path / "x.c"
+    src.write_text(f'int exploding(void) __asm__("{name}");\nint exploding(void) {{ return 1; }}\n')
+    lib = tmp_path / "libx.so"
+    subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(lib), str(src)], check=True)
+    wheel = tmp_path / "x-1.0-cp311-cp311-manylinux_2_28_x86_64.whl"
+    wheel.write_bytes(tiny_wheel([("x/libx.so", lib.read_bytes())], tag="cp311-cp311-manylinux_2_28_x86_64"))
+    p = subprocess.run([wheelaudit_script(), "inspect", "--symbols", str(wheel)],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0 and "void func<std::vector<func, std::vector>" in p.stdout, p.stderr
+    assert p.stderr == ""

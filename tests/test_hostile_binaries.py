@@ -366,7 +366,7 @@ def test_demangler_output_is_bounded():
     (wheelaudit/demangle_guard.py) and stay mangled when they blow its budget."""
     import time
 
-    from wheelaudit.binary.symbols import demangle
+    from wheelaudit.binary.demangle import demangle
 
     for levels in (34, 50):  # 352 bytes -> about 5 MB demangled; 46 levels take 17 s, 50 exhaust memory
         name = _demangler_bomb(levels)

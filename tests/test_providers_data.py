@@ -23,7 +23,7 @@ from packaging.utils import canonicalize_name, parse_wheel_filename
 from packaging.version import Version
 
 from wheelaudit.platforms import policydata
-from wheelaudit.platforms.policydata import ProviderEntry, driver_library, providers_of, required_provider
+from wheelaudit.platforms.providers import ProviderEntry, driver_library, providers_of, required_provider
 from wheelaudit.binary import read_binary
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -7,7 +7,8 @@ import pytest
 from wheelaudit.model.binary import Symbol
 from wheelaudit.ruleset.globs import SymbolPattern
 from wheelaudit.checks.index import NameIndex, SymbolIndex
-from wheelaudit.binary.symbols import demangle, qualified_name
+from wheelaudit.binary.demangle import demangle
+from wheelaudit.binary.symbols import qualified_name
 
 
 @pytest.mark.parametrize("mangled, want", [

@@ -8,7 +8,8 @@ import os
 from collections.abc import Iterable, Sequence
 from typing import Literal, Union
 
-from wheelaudit.checks.evaluate import evaluate
+from wheelaudit.checks.describe import describe_libraries
+from wheelaudit.checks.evaluate import Context, evaluate
 from wheelaudit.model.codes import parse_selectors, parse_severities, parse_severity, severity_of
 from wheelaudit.model.report import Report
 from wheelaudit.ruleset.load import Ruleset, load_rules
@@ -72,7 +73,11 @@ def audit_wheels(wheels: Sequence[Wheel], ruleset: Ruleset | None, *, select: It
         fail_on = parse_severity(fail_on)
     gate = fail_on or (ruleset.fail_on if ruleset is not None and ruleset.fail_on else "error")
     overrides = {**(ruleset.severity if ruleset is not None else {}), **parse_severities(severity)}
-    results = [(w, evaluate(w, ruleset, today=today)) for w in wheels]
+    results, libraries = [], []
+    for w in wheels:
+        ctx = Context(w, ruleset)  # one evaluation: the findings and the report's library facts
+        results.append((w, evaluate(w, ruleset, today=today, context=ctx)))
+        libraries.append(describe_libraries(w, ruleset, context=ctx))
     if overrides:
         for _, findings in results:
             for f in findings:
@@ -80,5 +85,6 @@ def audit_wheels(wheels: Sequence[Wheel], ruleset: Ruleset | None, *, select: It
                     f.severity_override = severity_of(f.code, overrides)
     return Report.build(results, rules_path=str(ruleset.path) if ruleset is not None and ruleset.path else None,
                         rules_name=ruleset.name if ruleset is not None else None,
-                        select=sel, ignore=ign, fail_on=gate, ruleset=ruleset)
+                        select=sel, ignore=ign, fail_on=gate, ruleset=ruleset,
+                        libraries=libraries)
 

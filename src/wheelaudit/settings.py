@@ -21,7 +21,8 @@ _BOOLEAN = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false
 #: name -> what it takes, for messages and the docs
 KNOWN = {
     "WHEELAUDIT_BINARY_TIMEOUT": "a number of seconds greater than 0 (the bound on reading one binary)",
-    "WHEELAUDIT_PROGRESS": "0 or 1 (draw a progress bar on a terminal)",
+    "WHEELAUDIT_PROGRESS": "0 or 1 (never / always draw the progress bar on a terminal; unset: unless CI is set)",
+    "WHEELAUDIT_PROGRESS_DELAY": "a number of seconds, 0 or more (how long a run goes before the bar appears)",
     "WHEELAUDIT_DEBUG": "0 or 1 (show the traceback of an internal error)",
     "WHEELAUDIT_FORCE_WORKERS": "0 or 1 (read even a small wheel with worker processes)",
 }
@@ -58,6 +59,31 @@ def flag(name: str, default: bool, env: Mapping[str, str] | None = None) -> bool
         raise SettingError(f"{name}: {value!r} is not 0 or 1 (nor true/false, yes/no, on/off)") from None
 
 
+#: how long a run goes before the progress bar appears, in seconds
+DEFAULT_PROGRESS_DELAY = 1.0
+
+
+def progress(env: Mapping[str, str] | None = None) -> bool | None:
+    """$WHEELAUDIT_PROGRESS: True (draw the bar on a terminal even where CI is set), False
+    (never), None (unset: the bar's own judgement)."""
+    return None if _get("WHEELAUDIT_PROGRESS", env) is None else flag("WHEELAUDIT_PROGRESS", True, env)
+
+
+def progress_delay(env: Mapping[str, str] | None = None) -> float:
+    """$WHEELAUDIT_PROGRESS_DELAY: seconds (0 or more) before the bar appears, else
+    :data:`DEFAULT_PROGRESS_DELAY`."""
+    text = _get("WHEELAUDIT_PROGRESS_DELAY", env)
+    if text is None:
+        return DEFAULT_PROGRESS_DELAY
+    try:
+        value = float(text)
+    except ValueError:
+        raise SettingError(f"WHEELAUDIT_PROGRESS_DELAY: {text!r} is not a number of seconds") from None
+    if not (math.isfinite(value) and value >= 0):
+        raise SettingError(f"WHEELAUDIT_PROGRESS_DELAY: {text!r} is not a number of seconds, 0 or more")
+    return value
+
+
 def binary_timeout(value: float | None = None, env: Mapping[str, str] | None = None) -> float:
     """The bound on reading one binary: ``value``, else $WHEELAUDIT_BINARY_TIMEOUT, else
     :data:`DEFAULT_BINARY_TIMEOUT`."""
@@ -73,7 +99,8 @@ def check_environment(env: Mapping[str, str] | None = None) -> list[str]:
     env = os.environ if env is None else env
     problems = []
     for name, check in (("WHEELAUDIT_BINARY_TIMEOUT", lambda: binary_timeout(env=env)),
-                        ("WHEELAUDIT_PROGRESS", lambda: flag("WHEELAUDIT_PROGRESS", True, env)),
+                        ("WHEELAUDIT_PROGRESS", lambda: progress(env)),
+                        ("WHEELAUDIT_PROGRESS_DELAY", lambda: progress_delay(env)),
                         ("WHEELAUDIT_DEBUG", lambda: flag("WHEELAUDIT_DEBUG", False, env)),
                         ("WHEELAUDIT_FORCE_WORKERS", lambda: flag("WHEELAUDIT_FORCE_WORKERS", False, env))):
         try:

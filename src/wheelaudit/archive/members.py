@@ -274,6 +274,11 @@ class _Consumer:
 
     def __exit__(self, *exc: object) -> None:
         if self.queue is not None and self.thread is not None:
+            if exc[0] is not None and not issubclass(exc[0], Exception):  # type: ignore[arg-type]
+                # a stop signal's exception (the command is ending) may have come inside the
+                # queue's lock handling and left it unusable: waiting for the helper could hang
+                # for ever; it is a daemon thread, gone with the process
+                return
             self.queue.put(None)
             self.thread.join()
         if self.failure is not None and exc[0] is None:

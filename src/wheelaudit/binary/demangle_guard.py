@@ -45,9 +45,15 @@ def _vm_size() -> int:
 
 def _worker(conn, limit: int) -> None:  # pragma: no cover - runs in the child
     import resource
+    import signal
 
     import cpp_demangle
 
+    # the parent's stop handlers are the command's (an orderly stop with a message); this worker
+    # is ended by the parent (or by multiprocessing at exit) and ends silently
+    for name in ("SIGTERM", "SIGINT", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_DFL)
     if limit:
         try:
             resource.setrlimit(resource.RLIMIT_AS, (limit, limit))

@@ -18,6 +18,7 @@ import struct
 from collections.abc import Sequence
 from itertools import repeat
 
+from wheelaudit.binary import demangle as _demangle
 from wheelaudit.binary import symbols as _symbols
 from wheelaudit.model.binary import Dependency, Kind, Rpath, Slice, Symbol, make_symbol
 from wheelaudit.binary import Buffer, MalformedBinary, find_strings
@@ -718,7 +719,7 @@ class _Reader:
         is_text, text = _text(strtab)
         nul = "\0" if is_text else b"\0"
         find = text.find
-        demangle = _symbols.demangle
+        demangle = _demangle.demangle
         make = make_symbol
         classes = _EXPORT_CLASS
         rows = struct.iter_unpack(fmt, raw)
@@ -780,7 +781,7 @@ class _Reader:
         is_text, text = _text(strtab)
         nul = "\0" if is_text else b"\0"
         find = text.find
-        demangle = _symbols.demangle
+        demangle = _demangle.demangle
         make = make_symbol
         classes = _LOCAL_CLASS
         out: list[Symbol] = []

@@ -37,7 +37,7 @@ from itertools import accumulate, repeat
 
 from wheelaudit.binary import symbols as _symbols
 from wheelaudit.model.binary import MACHO_EXECUTABLE, MACHO_FLAT, MACHO_SELF, Dependency, Kind, Rpath, Slice, Symbol, make_symbol
-from wheelaudit.binary.symbols import demangle
+from wheelaudit.binary.demangle import demangle
 from wheelaudit.binary import Buffer, MalformedBinary, find_strings
 from wheelaudit.binary import _columns as _C
 
@@ -286,7 +286,7 @@ _CODE_BY_KEY = bytes(_EXPORT_CODES[bool(key & EXPORT_SYMBOL_FLAGS_WEAK_DEFINITIO
 
 
 class _Demangler(dict):
-    """``symbols.demangle`` memoised for one file: the slices of a universal binary share names."""
+    """``demangle`` memoised for one file: the slices of a universal binary share names."""
 
     def __call__(self, name: str) -> str:
         if not name.startswith("_Z"):

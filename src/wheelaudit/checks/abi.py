@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from wheelaudit.ruleset.conditions import traits_from_tags
-from wheelaudit.model.binary import Binary
+from wheelaudit.checks.extension import is_extension_module
 from wheelaudit.model.finding import Finding
 from wheelaudit.platforms.tags import parse_platform
 
@@ -112,14 +112,6 @@ def module_suffix(name: str) -> Suffix | None:
     return None
 
 
-def is_extension_module(b: Binary) -> bool:
-    """An extension module: a native binary whose name ends in an extension-module suffix, or
-    which exports ``PyInit_*``."""
-    from wheelaudit.checks.evaluate import is_python_extension  # (evaluate imports this module's caller)
-
-    return is_python_extension(b)
-
-
 def _tags(tags: Iterable[str]) -> list[Tag]:
     # (imported here: packaging.tags costs the command line's start, see conditions._canonical)
     from packaging.tags import parse_tag
@@ -184,7 +176,7 @@ def _suffix_problem(suffix: Suffix, tags: list[Tag]) -> str | None:
 
 def check_suffixes(wheel) -> list[Finding]:
     """WA602: each extension module's suffix against the wheel's tags."""
-    tags = _tags(wheel.tags)
+    tags = _tags(wheel.binary_tags)
     out = []
     for b in wheel.libraries:
         if not b.ok or not is_extension_module(b):
@@ -363,7 +355,7 @@ def check_stable_abi(wheel) -> list[Finding]:
     The Stable ABI is CPython's ``Misc/stable_abi.toml`` (platforms/data/stable_abi.json)."""
     from wheelaudit.platforms.policydata import stable_abi_symbol
 
-    floor = _abi3_floor(wheel.tags)
+    floor = _abi3_floor(wheel.binary_tags)
     if floor is None:
         return []
     label = f"{floor[0]}.{floor[1]}"
@@ -410,6 +402,8 @@ def check_stable_abi(wheel) -> list[Finding]:
     return out
 
 
+#: the checks that hold a binary to its wheel's tags (wheels merged by ``--together``: each member's own)
+TAG_CHECKS = (check_stable_abi, check_suffixes)
 CHECKS = (check_stable_abi, check_suffixes, check_libpython, check_debug_info, check_exec_stack, check_signatures, check_textrel)
 
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from wheelaudit.model.finding import Finding, Severity
 from wheelaudit.ruleset.globs import Glob
-from wheelaudit.surface.model import ImportedTarget, PkgConfigFile, Ref, Surface
+from wheelaudit.surface.model import Declaration, ImportedTarget, PkgConfigFile, Ref, Surface
 
 __all__ = ["check_surface", "missing_files", "absolute_paths", "soname_mismatches", "missing_includes",
            "undeclared_targets", "CMakeComponent", "Declaration"]
@@ -254,17 +254,6 @@ class CMakeComponent:
     name: str
     cmake_target: str
     owner: Glob | str
-
-
-@dataclass(frozen=True)
-class Declaration:
-    """A target a hand-written package config declares (see
-    :func:`wheelaudit.surface.cmake.read_declarations`): ``library`` is the base name
-    (``executorch_backend_mlx`` for ``libexecutorch_backend_mlx.so``)."""
-
-    target: str
-    library: str
-    config: str
 
 
 def _library_base(path: str) -> str:

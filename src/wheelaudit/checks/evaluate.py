@@ -16,9 +16,9 @@ from wheelaudit.model.binary import Binary, Slice, Symbol
 from wheelaudit.model.finding import Finding, examples
 from wheelaudit.ruleset.globs import Glob, SymbolPattern, matches_list
 from wheelaudit.checks.index import Interest, NameIndex, SymbolIndex
-from wheelaudit.binary.symbols import SymbolTable
 from wheelaudit.checks.linkage import check_linkage
 from wheelaudit.checks.abi import check_abi
+from wheelaudit.checks.extension import is_extension_module
 from wheelaudit.checks.limits import check_limits
 from wheelaudit.ruleset.load import BinaryRule, ComponentRule, FileRule, LibrariesRule, MetadataRule, Ruleset, Waiver
 from wheelaudit.model.wheel import Wheel
@@ -64,16 +64,25 @@ class Context:
             idx = self._imports[b.path] = NameIndex(n for s in b.slices for n in s.imports)
         return idx
 
-    def resolved(self, b: Binary) -> set[str]:
-        """The paths inside the wheel that ``b``'s dependencies resolve to (any slice), as the
-        loader resolves them (:func:`wheelaudit.checks.linkage.resolve_wheel`)."""
-        if not hasattr(self, "_resolved"):
+    def resolution(self) -> dict:
+        """Every dependency of the wheel resolved as the loader resolves it, under the rules'
+        ``[linkage]`` table (:func:`wheelaudit.checks.linkage.resolve_wheel`): made once per
+        evaluation and shared by the linkage checks, must-need-all and the report's library facts."""
+        if not hasattr(self, "_resolution"):
             from wheelaudit.checks.linkage import resolve_wheel
 
-            rule = self.ruleset.linkage if self.ruleset is not None else None
-            table = resolve_wheel(self.wheel, rule)
+            self._resolution = resolve_wheel(self.wheel, self.linkage_rule)
+        return self._resolution
+
+    @property
+    def linkage_rule(self):
+        return self.ruleset.linkage if self.ruleset is not None else None
+
+    def resolved(self, b: Binary) -> set[str]:
+        """The paths inside the wheel that ``b``'s dependencies resolve to (any slice)."""
+        if not hasattr(self, "_resolved"):
             self._resolved = {path: {r.path for rs in per_arch.values() for r in rs if r.status == "inside" and r.path}
-                              for path, per_arch in table.items()}
+                              for path, per_arch in self.resolution().items()}
         return self._resolved.get(b.path, set())
 
     def applies(self, when: Condition | None) -> bool:
@@ -207,32 +216,14 @@ def _wheres(ctx: Context, paths) -> str:
     return ", ".join(_where(ctx, p) for p in paths)
 
 
-def _is_exempt(comp: ComponentRule, path: str) -> bool:
+def is_exempt(comp: ComponentRule, path: str) -> bool:
     name = path.rsplit("/", 1)[-1]
     return any(g.match(path) or g.match(name) for g in comp.exempt)
 
 
 def component_definers(ctx: Context, comp: ComponentRule) -> dict[str, LibraryEvidence]:
     """The non-exempt libraries that carry ``comp`` (SPEC §3 "definers")."""
-    return {p: e for p, e in ctx.evidence(comp).items() if not _is_exempt(comp, p)}
-
-
-def is_python_extension(b: Binary) -> bool:
-    """A CPython/PyPy extension module (``*.cpython-311-*.so``, ``*.abi3.so``, ``*.pyd``, or a
-    binary exporting ``PyInit_*``)."""
-    name = b.name
-    if ".cpython-" in name or ".abi3." in name or ".pypy" in name or name.endswith(".pyd"):
-        return True
-    return any(_exports_name_prefix(sl, "PyInit_") for sl in b.slices)
-
-
-def _exports_name_prefix(sl: Slice, prefix: str) -> bool:
-    """Whether an export's name starts with ``prefix`` (a SymbolTable answers without making
-    a Symbol of each of its tens of thousands of exports)."""
-    exports = sl.exports
-    if isinstance(exports, SymbolTable):
-        return exports.any_name_startswith(prefix)
-    return any(s.name.startswith(prefix) for s in exports)
+    return {p: e for p, e in ctx.evidence(comp).items() if not is_exempt(comp, p)}
 
 
 def _glob_match(g: Glob, path: str) -> bool:
@@ -264,7 +255,7 @@ def check_libraries(ctx: Context, rule: LibrariesRule) -> list[Finding]:
                 subject=b.path, paths=[b.path], rule="names"))
     if rule.identity == "filename":
         for b in in_scope:
-            if not b.ok or b.kind != "shared" or is_python_extension(b):
+            if not b.ok or b.kind != "shared" or is_extension_module(b):
                 continue  # a Python module is loaded by path, never linked by name: no identity needed
             for sl in b.slices:
                 ident = sl.identity
@@ -337,7 +328,7 @@ def check_component(ctx: Context, comp: ComponentRule) -> list[Finding]:
                 f" not by its owner {owner_desc}" + ("" if owners else " (which does not ship)"),
                 subject=comp.name, paths=wrong, symbols=_syms(definers), rule=rid))
         for o in owners:
-            if o not in definers and not _is_exempt(comp, o):
+            if o not in definers and not is_exempt(comp, o):
                 out.append(Finding(
                     "WA204",
                     f"owner {_where(ctx, o)} ships but defines none of component {comp.name}'s sentinels ({_sentinels_desc(comp)})"
@@ -603,9 +594,16 @@ def apply_waivers(findings: list[Finding], waivers: list[Waiver], today: _dt.dat
 # --------------------------------------------------------------------------------------------
 # Entry point
 
-def evaluate(wheel: Wheel, ruleset: Ruleset | None, *, today: _dt.date | None = None) -> list[Finding]:
-    """All findings for ``wheel``: the scan's own (WA001/WA002), the rules', linkage; waivers applied."""
-    ctx = Context(wheel, ruleset)
+def evaluate(wheel: Wheel, ruleset: Ruleset | None, *, today: _dt.date | None = None,
+             context: Context | None = None) -> list[Finding]:
+    """All findings for ``wheel``: the scan's own (WA001/WA002), the rules', linkage; waivers applied.
+    ``context``: a :class:`Context` of the same wheel and ruleset to evaluate in, when the caller
+    goes on to use it (its dependency resolution and component evidence are made once)."""
+    return _findings(context if context is not None else Context(wheel, ruleset), today)
+
+
+def _findings(ctx: Context, today: _dt.date | None) -> list[Finding]:
+    wheel, ruleset = ctx.wheel, ctx.ruleset
     # copies: waivers mark findings, and the scanned wheel may be audited again with other rules
     findings: list[Finding] = [dataclasses.replace(f, rule=f.rule or "integrity", waived_by=None) for f in wheel.findings]
     if ruleset is not None:
@@ -620,7 +618,7 @@ def evaluate(wheel: Wheel, ruleset: Ruleset | None, *, today: _dt.date | None = 
         findings += check_requirements_parse(ctx, ruleset.metadata)
         for mr in ruleset.metadata:
             findings += check_metadata(ctx, mr)
-    findings += check_linkage(wheel, ruleset.linkage if ruleset is not None else None)
+    findings += check_linkage(wheel, ctx.linkage_rule, ctx.resolution())
     if wheel.surface is not None or (ruleset is not None and any(c.cmake_target for c in ruleset.components)):
         from wheelaudit.checks.consumer import evaluate_consumer
 

@@ -25,11 +25,13 @@ from itertools import accumulate, compress
 from wheelaudit.model.binary import Symbol
 from wheelaudit.ruleset.globs import SymbolPattern
 from wheelaudit.binary.strings import last_in_strings
-from wheelaudit.binary.symbols import SymbolTable, demangle, is_mangled, pattern_hints, qualified_name
+from wheelaudit.binary.demangle import demangle, is_mangled
+from wheelaudit.binary.symbols import SymbolTable, pattern_hints, qualified_name
 
 #: with a limit, at most this many candidates are demangled to order the examples exactly; past
 #: it the first ``limit`` matches in table order are sorted (the matched set is the same)
 MAX_ORDERED_CANDIDATES = 4096
+
 
 def hints_of(pattern: SymbolPattern) -> tuple[bytes, tuple[bytes, ...] | None]:
     return pattern_hints(pattern)

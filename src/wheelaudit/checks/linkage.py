@@ -45,7 +45,7 @@ from packaging.utils import canonicalize_name
 
 from wheelaudit.platforms import tags as platforms
 
-from wheelaudit.platforms import policydata
+from wheelaudit.platforms import policydata, providers
 from wheelaudit.model.binary import Binary, Dependency, Slice
 from wheelaudit.model.finding import Finding, examples
 from wheelaudit.ruleset.globs import Glob
@@ -167,7 +167,7 @@ class _Rules:
         return False
 
     def table_provider(self, name: str) -> Resolution | None:
-        """What the provider table (:func:`wheelaudit.platforms.policydata.required_provider`) says of a
+        """What the provider table (:func:`wheelaudit.platforms.providers.required_provider`) says of a
         dependency found nowhere else: a GPU driver library (external), provided by a
         distribution the wheel requires, or by one it does not require (``required=False``:
         WA505); None when no distribution known ships it."""
@@ -176,10 +176,10 @@ class _Rules:
         if not plats or name.startswith("/"):  # (an absolute install name loads that path, no other copy)
             return None
         dep = Dependency(name)
-        if any(policydata.driver_library(name, p) for p in plats):
+        if any(providers.driver_library(name, p) for p in plats):
             return Resolution(dep, "external", external=f"{name} (a GPU driver library, installed outside Python)")
         python = _python_version(wheel.tags)
-        got = policydata.required_provider(name, getattr(wheel, "requires_dist", []) or [], wheel.tags, python,
+        got = providers.required_provider(name, getattr(wheel, "requires_dist", []) or [], wheel.tags, python,
                                            transitive=True)
         if got:
             p = got[0]
@@ -190,7 +190,7 @@ class _Rules:
                          "provider is imported first")
             return Resolution(dep, "provided", dist=p.entry.distribution, required=True,
                               external=f"provided by {note} (Requires-Dist: {p.requirement})")
-        entries = [e for plat in plats for e in policydata.providers_of(name, plat)]
+        entries = [e for plat in plats for e in providers.providers_of(name, plat)]
         if entries:
             e = entries[0]
             return Resolution(dep, "provided", dist=e.distribution, required=False,
@@ -730,7 +730,8 @@ def _wa501(wheel, rules: _Rules, resolved: dict[str, dict[str, list[Resolution]]
     tried (of the first) in the message."""
     by_path = {b.path: b for b in wheel.libraries}
     # dependency name -> binary -> (resolution, archs)
-    from wheelaudit.checks.abi import is_extension_module, links_libpython
+    from wheelaudit.checks.abi import links_libpython
+    from wheelaudit.checks.extension import is_extension_module
 
     failing: dict[str, dict[str, tuple[Resolution, list[str]]]] = {}
     for path, per_arch in resolved.items():
@@ -1035,22 +1036,19 @@ def _wa507(wheel, resolved: dict[str, dict[str, list[Resolution]]]) -> list[Find
     return out
 
 
-def check_linkage(wheel, rule=None) -> list[Finding]:
+def check_linkage(wheel, rule=None, resolved: dict[str, dict[str, list[Resolution]]] | None = None) -> list[Finding]:
     """WA501, WA502, WA505, WA507, WA506 (:mod:`wheelaudit.checks.symbols`) and (from
     :func:`wheelaudit.platforms.tags.check_platform`) WA503, WA504.
 
     ``rule`` is the ruleset's ``[linkage]`` table (:class:`wheelaudit.ruleset.load.LinkageRule`) or
     None for the defaults, which need no configuration. ``check = false`` turns all of it off.
+    ``resolved``: :func:`resolve_wheel` of the same wheel and rule, when the caller has it already.
     """
     if rule is not None and not getattr(rule, "check", True):
         return []
     rules = _Rules.build(wheel, rule)
-    resolver = _Resolver(wheel, rules)
-    resolved: dict[str, dict[str, list[Resolution]]] = {}
-    for b in wheel.libraries:
-        if not b.ok:
-            continue
-        resolved[b.path] = {s.arch: [resolver.resolve(b, s, d) for d in s.dependencies] for s in b.slices}
+    if resolved is None:
+        resolved = resolve_wheel(wheel, rule)
     from wheelaudit.checks.symbols import check_unbound  # (checks.symbols reads this module's resolutions)
 
     return (_wa501(wheel, rules, resolved) + _wa502(wheel, rules, resolved) + _wa505(wheel, resolved, rules)

@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from wheelaudit.cli.common import add_jobs_option, add_output_options, output_stream, split_codes, split_severities
+from wheelaudit.cli.common import (add_jobs_option, add_output_options, add_report_option, check_report_targets,
+                                   output_stream, split_codes, split_severities, write_reports)
+from wheelaudit.cli.common import add_verbosity_options
 
 
 def add_parser(sub) -> None:
@@ -14,10 +16,11 @@ def add_parser(sub) -> None:
     p = sub.add_parser("check", help="audit wheels against a rules file (the release gate)",
                        description="Audit wheels against rules; exit 0 when nothing at or above --fail-on is found, "
                                    "1 when something is, 2 on a usage or input error.")
-    p.add_argument("wheels", nargs="+", metavar="WHEEL_OR_DIR", help=".whl files, folders of .whl files (dist/), or unpacked / installed trees")
+    p.add_argument("wheels", nargs="*", metavar="WHEEL_OR_DIR", help=".whl files, folders of .whl files (dist/), or unpacked / installed trees")
     p.add_argument("--rules", "-r", metavar="FILE",
                    help="rules file (default: [tool.wheelaudit] in the nearest pyproject.toml, else built-in checks only)")
     add_output_options(p, formats())
+    add_report_option(p, formats())
     p.add_argument("--select", action="append", metavar="CODES", help="only these codes or prefixes (WA2,WA301)")
     p.add_argument("--ignore", action="append", metavar="CODES", help="never these codes or prefixes")
     p.add_argument("--fail-on", choices=["error", "warning"], default=None,
@@ -25,17 +28,21 @@ def add_parser(sub) -> None:
     p.add_argument("--severity", action="append", metavar="CODE=LEVEL",
                    help="change a code's (or family's) severity: WA502=error,WA604=warning (on top of the rules' own)")
     add_jobs_option(p)
+    add_verbosity_options(p)
     p.add_argument("--together", action="store_true",
                    help="treat the wheels as one install: components and linkage across them")
     p.add_argument("--find-links", metavar="DIR",
                    help="wheels of the checked wheels' requirements, found in this folder (never on the network):"
                         " a required distribution's real wheel decides which of their dependencies it provides")
+    p.add_argument("--env", nargs="?", const=True, default=None, metavar="PATH_OR_PYTHON",
+                   help="audit what is installed, as one install: a site-packages, a venv, or an interpreter's"
+                        " path (never run); no value: this interpreter's environment")
     p.set_defaults(run=run)
 
 
 def resolve_rules(rules_arg: str | None):
     """The ruleset from ``--rules``, else from pyproject.toml discovery, else None."""
-    from wheelaudit.cli.main import UsageError
+    from wheelaudit.cli.common import UsageError, trace_rules
     from wheelaudit.ruleset.config import find_rules
     from wheelaudit.ruleset.load import load_rules
 
@@ -43,8 +50,10 @@ def resolve_rules(rules_arg: str | None):
         path = Path(rules_arg)
         if not path.is_file():
             raise UsageError(f"rules file {path} {'is not a file' if path.exists() else 'does not exist'}")
-        return load_rules(path)
-    ruleset, _origin = find_rules(Path.cwd())
+        ruleset, origin = load_rules(path), None
+    else:
+        ruleset, origin = find_rules(Path.cwd())
+    trace_rules(Path.cwd(), rules_arg, ruleset, origin)  # (--verbose)
     return ruleset
 
 
@@ -52,6 +61,7 @@ def run(args: argparse.Namespace) -> int:
     from wheelaudit.archive import expand_inputs
     from wheelaudit.scan import scan
 
+    check_report_targets(args.report, args.output)
     ruleset = resolve_rules(args.rules)
     select = split_codes(args.select)
     ignore = split_codes(args.ignore)
@@ -62,10 +72,12 @@ def run(args: argparse.Namespace) -> int:
     notes: list[str] = []
     providers: set[str] = set()  # labels of the wheels found with --find-links
     if args.find_links and not Path(args.find_links).is_dir():
-        from wheelaudit.cli.main import UsageError
+        from wheelaudit.cli.common import UsageError
 
         raise UsageError(f"--find-links {args.find_links}: not a folder")
-    if args.together:
+    if args.env is not None or not paths:  # (an installed environment: wheelaudit.scan.installed)
+        wheels, notes = _environment(args, paths, strings, interest)
+    elif args.together:
         from wheelaudit.scan.together import scan_together
 
         if args.find_links:
@@ -94,6 +106,8 @@ def run(args: argparse.Namespace) -> int:
     from wheelaudit.render import renderer
 
     report = audit_wheels(wheels, ruleset, select=select, ignore=ignore, fail_on=args.fail_on, severity=severity)
+    if args.env is not None:
+        report.notes += notes
     if args.find_links:
         from wheelaudit.scan.find_links import keep_checked
 
@@ -108,4 +122,22 @@ def run(args: argparse.Namespace) -> int:
 
             color = use_color(out, args.no_color)
         render(report, out, color)
+    write_reports(report, args.report)
     return report.exit_code
+
+
+def _environment(args: argparse.Namespace, paths: list[Path], strings, interest) -> tuple[list, list[str]]:
+    """``--env [PATH_OR_PYTHON]``: the environment scanned as one install, and its notes."""
+    from wheelaudit.cli.main import UsageError
+    from wheelaudit.scan.installed import NotAnEnvironment, scan_environment
+
+    if args.env is None:
+        raise UsageError("give the wheels to check (WHEEL_OR_DIR...), or --env for an installed environment")
+    if paths or args.together or args.find_links:
+        raise UsageError("--env audits an installed environment on its own: give it no wheels, --together or --find-links")
+    try:
+        merged, notes = scan_environment(None if args.env is True else args.env, strings=strings,
+                                         interest=interest, jobs=args.jobs)
+    except NotAnEnvironment as exc:
+        raise UsageError(f"--env: {exc}") from None
+    return [merged], notes

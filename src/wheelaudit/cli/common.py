@@ -5,17 +5,160 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
+import io
 import os
 import sys
 from collections.abc import Iterator
+from contextvars import ContextVar
 from pathlib import Path
 from typing import TextIO
+
+
+class UsageError(Exception):
+    """A problem with what the user asked for: printed, exit 2."""
 
 
 def add_output_options(p: argparse.ArgumentParser, formats: list[str]) -> None:
     p.add_argument("--format", choices=formats, default="text", help="output format (default: text)")
     p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output ('-': standard output)")
     p.add_argument("--no-color", action="store_true", help="no colour, even on a terminal (NO_COLOR is honoured too)")
+
+
+def add_report_option(p: argparse.ArgumentParser, formats: list[str]) -> None:
+    """``--report FORMAT=FILE``, repeatable: the same report written once more, in another format,
+    to a file (one scan for the annotations, the SARIF file and the job summary of a CI step)."""
+
+    def target(text: str) -> tuple[str, str]:
+        fmt, sep, path = text.partition("=")
+        fmt = fmt.strip()
+        if not sep or not path:
+            raise argparse.ArgumentTypeError(f"{text!r}: expected FORMAT=FILE (e.g. sarif=wheelaudit.sarif)")
+        if fmt not in formats:
+            raise argparse.ArgumentTypeError(f"{fmt!r} is not a format (choose from {', '.join(formats)})")
+        if path == "-":
+            raise argparse.ArgumentTypeError("standard output takes --format; --report writes to a file")
+        return fmt, path
+
+    p.add_argument("--report", action="append", type=target, default=[], metavar="FORMAT=FILE",
+                   help="also write the report in FORMAT to FILE, from the same scan (repeatable): "
+                        "--report sarif=wheelaudit.sarif --report markdown=summary.md")
+
+
+def check_report_targets(reports: list[tuple[str, str]], output: str | None) -> None:
+    """A usage error when two reports (``--report`` or ``--output``) would write one file."""
+    seen: dict[Path, str] = {}
+    if output and output != "-":
+        seen[Path(output).resolve()] = "--output"
+    for fmt, path in reports:
+        where = Path(path).resolve()
+        if where in seen:
+            raise UsageError(f"--report {fmt}={path}: {seen[where]} writes that file already")
+        seen[where] = f"--report {fmt}"
+
+
+def write_reports(report, reports: list[tuple[str, str]]) -> None:
+    """Write ``report`` in each ``(format, file)`` of ``--report``."""
+    from wheelaudit.render import renderer
+
+    for fmt, path in reports:
+        with output_stream(path, report.exit_code) as out:
+            renderer(fmt)(report, out, False)
+
+
+def add_verbosity_options(p: argparse.ArgumentParser) -> None:
+    """``--quiet`` / ``-q`` and ``--verbose`` / ``-v``, the same on every command (applied by
+    :func:`console`)."""
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--quiet", "-q", action="count", default=0,
+                       help="less on the terminal: -q shows a text report's findings only (no OK lines, notes, "
+                            "summary or progress bar), -qq nothing (the exit status answers); a machine --format "
+                            "and an --output FILE are never cut")
+    group.add_argument("--verbose", "-v", action="count", default=0,
+                       help="also tell on standard error what is read: the rules file and how it was found, each "
+                            "wheel, each native binary with its format and kind")
+
+
+def verbosity(args: argparse.Namespace) -> int:
+    """-2 (``-qq``), -1 (``-q``), 0, or 1 (``-v``; more ``-v`` tell no more)."""
+    quiet, verbose = getattr(args, "quiet", 0) or 0, getattr(args, "verbose", 0) or 0
+    return max(-2, -quiet) if quiet else min(1, verbose)
+
+
+#: how much a text report to standard output shows (see :func:`console`): -2 nothing (``-qq``, a
+#: text ``--format``), -1 its findings only (``-q``), 0 all of it
+_CUT: ContextVar[int] = ContextVar("wheelaudit_cut", default=0)
+
+
+@contextlib.contextmanager
+def console(args: argparse.Namespace) -> Iterator[None]:
+    """How a command talks to a person, applied once around every command (``cli/main.py``)
+    from its ``-q`` / ``-v`` (:func:`verbosity`):
+
+    * 0: the text report whole, the progress bar at a terminal (:mod:`wheelaudit.scan.progress`);
+    * ``-q``: no progress bar, and a text report to standard output without its asides
+      (:func:`wheelaudit.render.text.aside`: a clean wheel's OK line, notes, the closing summary):
+      its findings only (applied by :func:`output_stream`, which knows where a report goes);
+    * ``-qq``: as ``-q``, and a text report to standard output is not written at all;
+    * ``-v``: as 0, and on standard error the rules file and how it was found, each wheel read and
+      each native binary in it (:func:`wheelaudit.scan.progress.trace`).
+
+    Only what a person reads at the terminal changes: a machine format (``--format`` other than
+    text, ``init``'s rules) and a report written to ``--output FILE`` are whole, and warnings and
+    errors on standard error are never silenced."""
+    from wheelaudit.scan.progress import showing
+
+    level = verbosity(args)
+    if level <= -2 and getattr(args, "format", None) != "text":
+        level = -1  # (a machine format is written whole: -qq only takes the bar away)
+    with showing(bar=False if level < 0 else None, trace=_tell if level > 0 else None):
+        token = _CUT.set(min(level, 0))
+        try:
+            yield
+        finally:
+            _CUT.reset(token)
+
+
+def _tell(line: str) -> None:
+    """A ``--verbose`` line, on standard error."""
+    try:
+        print(line, file=sys.stderr, flush=True)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def trace_rules(start: Path, rules_arg: str | None, ruleset, origin: Path | None) -> None:
+    """``--verbose``: which rules a command uses and how they were found (``--rules``, else
+    ``[tool.wheelaudit]`` in the nearest ``pyproject.toml``, else none): the answer to "why was
+    my rules file not used"."""
+    from wheelaudit.scan.progress import trace, tracing
+
+    if not tracing():
+        return
+    if rules_arg:
+        trace(f"rules: {rules_arg} (--rules)")
+        return
+    from wheelaudit.ruleset.config import find_pyproject
+
+    pyproject = find_pyproject(start)
+    if pyproject is None:
+        trace(f"rules: none, built-in checks only (no --rules, and no pyproject.toml in {start} or a folder "
+              "above it, up to the repository root)")
+    elif ruleset is None:
+        trace(f"rules: none, built-in checks only (no --rules, and {pyproject} has no [tool.wheelaudit] table)")
+    elif origin is not None and origin != pyproject:
+        trace(f"rules: {origin} (named by [tool.wheelaudit] rules in {pyproject})")
+    else:
+        trace(f"rules: the [tool.wheelaudit] table of {pyproject}")
+
+
+class _Nowhere(io.TextIOBase):
+    """A report's stream under ``-qq``: everything written is dropped."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, s: str) -> int:
+        return len(s)
 
 
 def _positive_int(text: str) -> int:
@@ -81,6 +224,23 @@ def output_stream(path: str | None, verdict: int = 0) -> Iterator[TextIO]:
     the verdict was 1, else 2, and one line saying why."""
     if path == "-":  # (the usual spelling of standard output)
         path = None
+    cut = _CUT.get()
+    if path is None and cut <= -2:  # (-qq: the exit status answers)
+        yield _Nowhere()
+        return
+    if cut < 0:  # (-q: a text report to standard output holds its findings only; a file, all)
+        from wheelaudit.render.text import findings_only
+
+        with findings_only(path is None), _opened(path, verdict) as fh:
+            yield fh
+        return
+    with _opened(path, verdict) as fh:
+        yield fh
+
+
+@contextlib.contextmanager
+def _opened(path: str | None, verdict: int) -> Iterator[TextIO]:
+    """``path`` opened for writing, else standard output; failures as :func:`output_stream` says."""
     where = path or "standard output"
     try:
         if path:
@@ -105,7 +265,6 @@ def output_stream(path: str | None, verdict: int = 0) -> Iterator[TextIO]:
 def split_codes(values: list[str] | None) -> tuple[str, ...] | None:
     """``--select WA2,WA301 --select WA4`` -> ("WA2", "WA301", "WA4"); an unknown code or
     family is a usage error."""
-    from wheelaudit.cli.main import UsageError
     from wheelaudit.model.codes import CodeError, parse_selectors
 
     try:
@@ -116,7 +275,6 @@ def split_codes(values: list[str] | None) -> tuple[str, ...] | None:
 
 def split_severities(values: list[str] | None) -> dict[str, str]:
     """``--severity WA502=error,WA6=warning`` -> {"WA502": "error", "WA6": "warning"}."""
-    from wheelaudit.cli.main import UsageError
     from wheelaudit.model.codes import CodeError, parse_severities
 
     try:

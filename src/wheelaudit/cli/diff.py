@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from wheelaudit.cli.common import add_jobs_option, add_output_options, output_stream
+from wheelaudit.cli.common import add_verbosity_options
 
 
 def add_parser(sub) -> None:
@@ -21,6 +22,7 @@ def add_parser(sub) -> None:
     add_output_options(p, ["text", "json"])
     p.add_argument("--all", action="store_true", help="text output: do not cut long lists")
     add_jobs_option(p)
+    add_verbosity_options(p)
     p.set_defaults(run=run)
 
 

@@ -13,6 +13,7 @@ import json
 from typing import Any, TextIO
 
 from wheelaudit.cli.common import add_jobs_option, add_output_options, output_stream
+from wheelaudit.cli.common import add_verbosity_options
 
 #: groups shown in text output per section unless --all
 DEFAULT_LIMIT = 15
@@ -38,6 +39,7 @@ def add_parser(sub) -> None:
                    help=f"show every group (text output shows the first {DEFAULT_LIMIT} of each kind)")
     p.add_argument("--examples", type=int, default=3, metavar="N", help="example symbols per group (default: 3)")
     add_jobs_option(p)
+    add_verbosity_options(p)
     p.set_defaults(run=run)
 
 
@@ -89,7 +91,7 @@ WEAK_HEAD = ("Weak-only duplicates: defined weakly by all but at most one librar
 
 def render_text(wheel, groups, out: TextIO, color: bool, limit: int | None, examples: int) -> None:
     from wheelaudit.review.dups import shorten, term_width
-    from wheelaudit.render.text import paint, table
+    from wheelaudit.render.text import aside, paint, table
 
     width = term_width()
     strong = [g for g in groups if g.strength == "strong"]
@@ -98,7 +100,7 @@ def render_text(wheel, groups, out: TextIO, color: bool, limit: int | None, exam
     out.write(paint(wheel.path.name, "bold", color) + f"  {wheel.name} {wheel.version}  "
               f"{len(wheel.libraries)} native binar{'y' if len(wheel.libraries) == 1 else 'ies'}\n")
     if not groups:
-        out.write(paint("no symbol is defined by more than one library", "ok", color) + "\n")
+        aside(out, paint("no symbol is defined by more than one library", "ok", color) + "\n")
         return
     for title, head, items, style in (("strong", STRONG_HEAD, strong, "error"), ("weak", WEAK_HEAD, weak, "warning")):
         if not items:
@@ -129,14 +131,14 @@ def render_text(wheel, groups, out: TextIO, color: bool, limit: int | None, exam
                 out.write(("    e.g. " if i == 0 else "         ") + shorten(n, width - 9) + "\n")
             if len(names) > examples:
                 out.write("         " + paint(f"… (+{len(names) - examples} more)", "dim", color) + "\n")
-    out.write(f"\n{total} symbol{'s' if total != 1 else ''} defined by more than one library: "
+    aside(out, f"\n{total} symbol{'s' if total != 1 else ''} defined by more than one library: "
               f"{len(strong)} strong group{'s' if len(strong) != 1 else ''} "
               f"({sum(g.count for g in strong)} symbols), {len(weak)} weak-only group{'s' if len(weak) != 1 else ''} "
               f"({sum(g.count for g in weak)} symbols)\n")
 
 
 def run(args: argparse.Namespace) -> int:
-    from wheelaudit.cli.main import UsageError
+    from wheelaudit.cli.common import UsageError
     from wheelaudit.review.dups import find_duplicates
     from wheelaudit.render.text import use_color
     from wheelaudit.scan import scan

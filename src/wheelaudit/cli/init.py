@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from wheelaudit.cli.common import add_jobs_option, output_stream
+from wheelaudit.cli.common import add_verbosity_options
 
 
 def add_parser(sub) -> None:
@@ -19,6 +20,7 @@ def add_parser(sub) -> None:
     p.add_argument("wheel", metavar="WHEEL_OR_DIR")
     p.add_argument("--output", "-o", metavar="FILE", help="write the rules to FILE instead of standard output")
     add_jobs_option(p)
+    add_verbosity_options(p)
     p.set_defaults(run=run)
 
 

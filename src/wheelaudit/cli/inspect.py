@@ -5,19 +5,22 @@ from __future__ import annotations
 import argparse
 
 from wheelaudit.cli.common import add_jobs_option, add_output_options, output_stream
+from wheelaudit.cli.common import add_verbosity_options
 
 
 def add_parser(sub) -> None:
     p = sub.add_parser("inspect", help="list native binaries with their facts",
                        description="Every native binary of a wheel: format, architectures, kind, size, identity, "
-                                   "dependencies (and where each resolves), rpaths, symbol counts.")
+                                   "dependencies (and where each resolves), rpaths, symbol counts. --format dot: the "
+                                   "dependency graph for Graphviz.")
     p.add_argument("wheels", nargs="+", metavar="WHEEL_OR_DIR",
                    help=".whl files, folders of .whl files, or unpacked / installed trees")
-    add_output_options(p, ["text", "json"])
+    add_output_options(p, ["text", "json", "dot"])
     p.add_argument("--symbols", action="store_true", help="also list exported and imported symbols")
     p.add_argument("--rules", "-r", metavar="FILE",
                    help="rules whose [linkage] table (provided-by, allow-external) informs where dependencies resolve")
     add_jobs_option(p)
+    add_verbosity_options(p)
     p.set_defaults(run=run)
 
 
@@ -34,6 +37,14 @@ def run(args: argparse.Namespace) -> int:
     ruleset = resolve_rules(args.rules)
     linkage = ruleset.linkage if ruleset is not None else None
     wheels = [scan(p, jobs=args.jobs) for p in expand_inputs(args.wheels)]
+    if args.format == "dot":
+        from wheelaudit.checks.describe import describe_libraries
+        from wheelaudit.render.drawing import dot
+
+        described = [(w, describe_libraries(w, ruleset)) for w in wheels]
+        with output_stream(args.output) as out:
+            dot.render_inspect(described, out)
+        return 0
     tables = [resolution_table(w, linkage) for w in wheels]  # (keyed by paths inside one wheel)
     with output_stream(args.output) as out:
         if args.format == "json":

@@ -6,20 +6,16 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
 import signal
 import sys
 
 from wheelaudit import __version__
+from wheelaudit.cli.common import UsageError
 
 #: the commands, in the order ``--help`` lists them
-COMMANDS = ["check", "inspect", "owners", "dups", "diff", "init"]
+COMMANDS = ["check", "inspect", "owners", "dups", "diff", "init", "rules", "schema"]
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
-
-
-class UsageError(Exception):
-    """A problem with what the user asked for: printed, exit 2."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -95,7 +91,10 @@ def main(argv: list[str] | None = None) -> int:
         if not getattr(args, "command", None):
             parser.print_help(sys.stderr)
             return EXIT_USAGE
-        code = int(args.run(args))
+        from wheelaudit.cli.common import console
+
+        with console(args):  # (-q / -v, for every command)
+            code = int(args.run(args))
         if _received:
             raise Signalled(_received[0])
         return code

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from wheelaudit.cli.common import add_jobs_option, add_output_options, output_stream
+from wheelaudit.cli.common import add_verbosity_options
 
 
 def add_parser(sub) -> None:
@@ -33,6 +34,7 @@ def add_parser(sub) -> None:
     p.add_argument("--examples", type=int, default=3, metavar="N", help="example names shown per library (default: 3)")
     add_output_options(p, ["text", "json"])
     add_jobs_option(p)
+    add_verbosity_options(p)
     p.set_defaults(run=run)
 
 
@@ -86,7 +88,8 @@ def symbol_owners(wheel, patterns: list[str]) -> list[SymbolOwners]:
     """For each pattern, the libraries that define and those that import a matching symbol."""
     from wheelaudit.ruleset.globs import SymbolPattern
     from wheelaudit.checks.index import SymbolIndex
-    from wheelaudit.binary.symbols import demangle, qualified_name
+    from wheelaudit.binary.demangle import demangle
+    from wheelaudit.binary.symbols import qualified_name
 
     pats = [SymbolPattern(p) for p in patterns]
     libs = [b for b in wheel.libraries if b.ok]
@@ -145,7 +148,7 @@ def _libs(n: int) -> str:
 
 def render_symbols_text(wheel, results: list[SymbolOwners], out: TextIO, color: bool, examples: int) -> None:
     from wheelaudit.review.dups import term_width
-    from wheelaudit.render.text import paint
+    from wheelaudit.render.text import aside, paint
 
     width = term_width()
     out.write(paint(wheel.path.name, "bold", color) + f"  {wheel.name} {wheel.version}\n")
@@ -176,7 +179,7 @@ def render_symbols_text(wheel, results: list[SymbolOwners], out: TextIO, color: 
         else:
             out.write("  imported by no library\n")
     matched = sum(1 for r in results if r.matched)
-    out.write(f"\n{matched} of {len(results)} pattern{'s' if len(results) != 1 else ''} matched\n")
+    aside(out, f"\n{matched} of {len(results)} pattern{'s' if len(results) != 1 else ''} matched\n")
 
 
 def _write_table(out: TextIO, rows: list[list[str]], header: list[str], width: int, color: bool,
@@ -198,7 +201,7 @@ def _write_table(out: TextIO, rows: list[list[str]], header: list[str], width: i
 
 
 def render_strings_text(wheel, results: list[StringCarriers], out: TextIO, color: bool) -> None:
-    from wheelaudit.render.text import paint
+    from wheelaudit.render.text import aside, paint
 
     out.write(paint(wheel.path.name, "bold", color) + f"  {wheel.name} {wheel.version}\n")
     for r in results:
@@ -212,7 +215,7 @@ def render_strings_text(wheel, results: list[StringCarriers], out: TextIO, color
             where = f"  ({', '.join(archs)} slice{'s' if len(archs) > 1 else ''} of {len(b.slices)})" if b.universal and len(archs) < len(b.slices) else ""
             out.write(f"    {path}{where}\n")
     matched = sum(1 for r in results if r.matched)
-    out.write(f"\n{matched} of {len(results)} string{'s' if len(results) != 1 else ''} found\n")
+    aside(out, f"\n{matched} of {len(results)} string{'s' if len(results) != 1 else ''} found\n")
 
 
 def owners_dict(wheel, results: list[Any], strings: bool, examples: int) -> dict[str, Any]:
@@ -236,7 +239,7 @@ def owners_dict(wheel, results: list[Any], strings: bool, examples: int) -> dict
 
 
 def run(args: argparse.Namespace) -> int:
-    from wheelaudit.cli.main import UsageError
+    from wheelaudit.cli.common import UsageError
     from wheelaudit.ruleset.globs import GlobError, SymbolPattern
     from wheelaudit.render.text import use_color
     from wheelaudit.scan import scan
@@ -287,7 +290,7 @@ def split_wheels_and_patterns(values: list[str]) -> tuple[list[str], list[str]]:
     an existing file or folder are the wheels, the rest the patterns (a pattern never names a
     path that exists; to look for such a name, run from another folder). Usage error when either
     part is empty or a wheel follows a pattern."""
-    from wheelaudit.cli.main import UsageError
+    from wheelaudit.cli.common import UsageError
 
     def is_wheel(v: str) -> bool:
         return v.endswith(".whl") or os.path.exists(v)

@@ -53,7 +53,7 @@ class _LazyDemangled:
         d = obj.__dict__
         value = d.get("demangled")
         if value is None:
-            from wheelaudit.binary.symbols import demangle
+            from wheelaudit.binary.demangle import demangle
 
             value = d["demangled"] = demangle(d["name"])
         return value

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from wheelaudit.model.codes import CODES, SEVERITY_RANK, Code, Severity, selected
+from wheelaudit.model.codes import CODES, SEVERITY_RANK, Code, Severity
 
 __all__ = ["CODES", "SEVERITY_RANK", "Code", "Severity", "Finding", "examples"]
 

@@ -7,10 +7,11 @@ from typing import Any
 
 from wheelaudit import __version__
 from wheelaudit.model.finding import SEVERITY_RANK, Finding
+from wheelaudit.model.library import LibraryFacts
 from wheelaudit.model.codes import selected
 from wheelaudit.model.wheel import Wheel
 
-SCHEMA_VERSION = 2  # 2: every finding has a "hint"; inspect's unresolved dependencies have "resolved": null
+SCHEMA_VERSION = 1  # the contract's version (SPEC §5); added fields ("hint", "resolved") do not change it
 
 
 @dataclass
@@ -19,6 +20,9 @@ class WheelReport:
 
     wheel: Wheel
     findings: list[Finding]  # selected findings, waived ones included (marked)
+    #: each native library with its components and resolved dependencies, sorted by path (made
+    #: by the evaluation: wheelaudit.checks.describe); empty when the report was built without it
+    libraries: list[LibraryFacts] = field(default_factory=list)
 
     @property
     def active(self) -> list[Finding]:
@@ -55,8 +59,12 @@ class Report:
     @classmethod
     def build(cls, results: list[tuple[Wheel, list[Finding]]], *, rules_path: str | None = None,
               rules_name: str | None = None, select: list[str] | None = None, ignore: list[str] | None = None,
-              fail_on: str = "error", ruleset: Any = None) -> Report:
-        wheels = [WheelReport(w, [f for f in fs if selected(f.code, select, ignore)]) for w, fs in results]
+              fail_on: str = "error", ruleset: Any = None,
+              libraries: list[list[LibraryFacts]] | None = None) -> Report:
+        """``libraries``: for each wheel of ``results``, its :attr:`WheelReport.libraries`."""
+        wheels = [WheelReport(w, [f for f in fs if selected(f.code, select, ignore)],
+                              list(libraries[i]) if libraries is not None else [])
+                  for i, (w, fs) in enumerate(results)]
         return cls(wheels, rules_path, rules_name, fail_on, select, ignore, ruleset=ruleset)
 
     @property
@@ -97,4 +105,5 @@ class Report:
             "rules": {"path": self.rules_path, "name": self.rules_name},
             "wheels": [wr.to_dict() for wr in self.wheels],
             "summary": self.summary(),
+            "notes": list(self.notes),
         }

@@ -75,6 +75,11 @@ class Wheel:
         return sorted(b.path for b in self.libraries if NameIndex(n for sl in b.slices for n in sl.imports).any(pat))
 
     @property
+    def binary_tags(self) -> list[str]:
+        """The tags the wheel's binaries are held to (WA601, WA602): its own."""
+        return self.tags
+
+    @property
     def platform_tags(self) -> list[str]:
         """The platform parts of the wheel's tags (``macosx_14_0_arm64``)."""
         from wheelaudit.platforms.tags import platform_strings

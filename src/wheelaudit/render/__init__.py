@@ -35,7 +35,7 @@ def renderer(name: str) -> Renderer:
 
 #: the ``--format`` names, known without importing the renderers (the command line is built
 #: before a check's first worker starts: JSON, XML and the renderers' imports spared there)
-FORMATS = ("text", "json", "sarif", "github", "junit")
+FORMATS = ("text", "json", "sarif", "github", "junit", "html", "markdown")
 
 
 def formats() -> list[str]:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
+from contextvars import ContextVar
 from typing import TextIO
 
 from wheelaudit.model.finding import CODES, Finding
@@ -11,6 +14,28 @@ from wheelaudit.model.wheel import Wheel
 
 RESET = "\033[0m"
 STYLES = {"error": "\033[31m", "warning": "\033[33m", "ok": "\033[32m", "dim": "\033[2m", "bold": "\033[1m"}
+
+
+#: whether a text report shows what is not its substance (a clean wheel's OK line, notes, a
+#: closing summary, explanations): not under ``--quiet`` (see :func:`findings_only`)
+_ASIDES: ContextVar[bool] = ContextVar("wheelaudit_text_asides", default=True)
+
+
+@contextlib.contextmanager
+def findings_only(on: bool = True) -> Iterator[None]:
+    """Within the block, text reports leave out their asides (``--quiet``)."""
+    token = _ASIDES.set(not on)
+    try:
+        yield
+    finally:
+        _ASIDES.reset(token)
+
+
+def aside(out: TextIO, text: str) -> None:
+    """Write ``text``, a part of a text report that is not a finding (an OK line, a note, the
+    summary), unless the report is to hold its findings only (``--quiet``)."""
+    if _ASIDES.get():
+        out.write(text)
 
 
 def use_color(stream: TextIO, no_color: bool = False) -> bool:
@@ -73,12 +98,12 @@ def render_report(report: Report, out: TextIO, color: bool = False) -> None:
         name = wr.wheel.path.name
         active = wr.active
         if not active:
-            out.write(f"{name}: {paint('OK', 'ok', color)}\n")
+            aside(out, f"{name}: {paint('OK', 'ok', color)}\n")
             continue
         render_findings(name, active, out, color)
     for note in report.notes:
-        out.write(f"note: {note}\n")
-    out.write(summary_line(report, color) + "\n")
+        aside(out, f"note: {note}\n")
+    aside(out, summary_line(report, color) + "\n")
 
 
 def summary_line(report: Report, color: bool = False) -> str:

@@ -543,7 +543,7 @@ def diff_dict(d: WheelDiff) -> dict[str, Any]:
 
 def render_text(d: WheelDiff, out: TextIO, color: bool = False, limit: int | None = 20) -> None:
     from wheelaudit.review.dups import shorten, term_width
-    from wheelaudit.render.text import paint, table
+    from wheelaudit.render.text import aside, paint, table
 
     width = term_width()
 
@@ -574,7 +574,7 @@ def render_text(d: WheelDiff, out: TextIO, color: bool = False, limit: int | Non
     out.write(f"native binaries: {len(d.old.libraries)} → {len(d.new.libraries)}, "
               f"{_size(so)} → {_size(sn)} ({_delta(sn - so, pct)})\n")
     if d.empty:
-        out.write(paint("no change in libraries, owners, duplicates or data files", "ok", color) + "\n")
+        aside(out, paint("no change in libraries, owners, duplicates or data files", "ok", color) + "\n")
         return
 
     if d.added or d.removed or d.renamed:
@@ -665,7 +665,7 @@ def render_text(d: WheelDiff, out: TextIO, color: bool = False, limit: int | Non
             out.write(line + "\n")
         more(rest, "files")
 
-    out.write(f"\n{len(d.added)} added, {len(d.removed)} removed, {len(d.renamed)} renamed, "
+    aside(out, f"\n{len(d.added)} added, {len(d.removed)} removed, {len(d.renamed)} renamed, "
               f"{len(d.changed)} changed, {d.unchanged} unchanged; {len(d.moves)} owner change"
               f"{'s' if len(d.moves) != 1 else ''}, {len(d.new_dups)} new duplicate group"
               f"{'s' if len(d.new_dups) != 1 else ''}\n")

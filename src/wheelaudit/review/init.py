@@ -100,9 +100,9 @@ def _alternatives(items: list[str]) -> str:
 
 def _identity_problem(b: Binary) -> str | None:
     """Why ``identity = "filename"`` would fail for ``b``, or None (mirrors the check)."""
-    from wheelaudit.checks.evaluate import is_python_extension
+    from wheelaudit.checks.extension import is_extension_module
 
-    if not b.ok or b.kind != "shared" or is_python_extension(b):
+    if not b.ok or b.kind != "shared" or is_extension_module(b):
         return None
     for sl in b.slices:
         ident = sl.identity
@@ -354,11 +354,11 @@ def starter_ruleset(wheel: Wheel) -> str:
     # component named after the library, with exports only it defines
     # (not for a Python extension module: it is imported by path, and what it exports beyond
     # PyInit_ is an accident of its build, not a component)
-    from wheelaudit.checks.evaluate import is_python_extension
+    from wheelaudit.checks.extension import is_extension_module
 
     owning = {c[2] for c in components}
     for b in libs:
-        if b.path in owning or not b.ok or len(components) >= MAX_COMPONENTS or is_python_extension(b):
+        if b.path in owning or not b.ok or len(components) >= MAX_COMPONENTS or is_extension_module(b):
             continue
         names = [n for n in _strong_names(b) if not _never(namespace_key(n, 2))]
         sentinels = _sentinels(names, b.path, others)

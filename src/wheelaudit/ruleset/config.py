@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from wheelaudit.ruleset.format import CONFIG_BESIDE_RULES
 from wheelaudit.ruleset.load import (
     RulesError,
     Ruleset,
@@ -34,7 +35,8 @@ from wheelaudit.ruleset.load import (
 __all__ = ["find_rules", "find_pyproject", "rules_from_pyproject", "RulesError"]
 
 _TABLE = "tool.wheelaudit"
-_OVERRIDES = ("select", "ignore", "fail-on", "severity")
+#: the keys that may sit beside ``rules = "..."`` (declared in ruleset/format.py)
+_OVERRIDES = tuple(k.name for k in CONFIG_BESIDE_RULES if k.name != "rules")
 
 
 def find_pyproject(start: Path) -> Path | None:

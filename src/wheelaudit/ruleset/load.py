@@ -36,6 +36,7 @@ else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
 from wheelaudit.ruleset.conditions import CONDITION_KEYS, KNOWN_OS, Condition, WheelTraits
+from wheelaudit.ruleset.format import TABLES
 from wheelaudit.model.finding import CODES
 from wheelaudit.model.codes import CodeError, parse_code, parse_selector, parse_severities
 from wheelaudit.ruleset.globs import Glob, GlobError, NotGlob, SymbolPattern
@@ -410,6 +411,24 @@ class Ruleset:
             if comp.name == name:
                 return comp
         return None
+
+    def rule(self, rule_id: str, subject: str | None = None) -> Any:
+        """The rule of this ruleset that a finding's ``rule`` id names (``names``,
+        ``component:NAME``, ``file:NAME``, ``binary:NAME``, ``metadata:NAME``, ``linkage``,
+        ``limits``, ``consumer`` for ``[cmake]``, ``waivers``), or None: a built-in check
+        (``abi``, ``integrity``, ``linkage`` without a ``[linkage]`` table) or a rule it does not
+        have. For ``waivers`` (WA004, whose subject is the waiver's code) the first waiver of that
+        code. Its ``source`` and ``line`` say where it is written (reports point there)."""
+        kind, _, name = rule_id.partition(":")
+        if name:
+            tables = {"component": self.components, "file": self.files, "binary": self.binaries,
+                      "metadata": self.metadata}
+            return next((r for r in tables.get(kind, ()) if r.name == name), None)
+        if rule_id == "waivers":
+            return next((w for w in self.waivers if subject is None or w.code == subject),
+                        self.waivers[0] if self.waivers else None)
+        return {"names": self.libraries, "linkage": self.linkage, "limits": self.limits,
+                "consumer": self.cmake}.get(rule_id)
 
 
 # =============================================================================================
@@ -989,26 +1008,18 @@ class _Ctx:
         return Condition(**kwargs)
 
 
-_TOP_KEYS = (
-    "version", "name", "select", "ignore", "fail-on", "severity",
-    "libraries", "component", "file", "binary", "metadata", "linkage", "cmake", "limits", "waive",
-)  # fmt: skip
-_LIBRARIES_KEYS = ("scope", "expected", "identity", "when")
-_COMPONENT_KEYS = (
-    "name", "symbols", "strings", "strong-only", "owner", "required", "exempt", "when",
-    "cmake-target",
-)  # fmt: skip
-_CMAKE_KEYS = ("config", "declares", "namespace")
-_FILE_KEYS = ("name", "glob", "count", "min", "max", "beside", "when")
-_BINARY_KEYS = (
-    "name", "path", "count", "must-not-define", "must-import", "must-need", "must-not-need",
-    "must-need-all", "when",
-)  # fmt: skip
-_METADATA_KEYS = ("name", "when", "forbid-requires", "require")
-_LINKAGE_KEYS = ("allow-external", "provided-by", "forbid-rpath", "allow-rpath", "optional", "check")
-_LIMITS_KEYS = ("wheel-compressed", "wheel-uncompressed", "file", "files", "file-glob")
-_FILE_GLOB_KEYS = ("glob", "max")
-_WAIVE_KEYS = ("code", "target", "path", "reason", "until", "when")
+# (the keys each table takes are declared once, with the schemas' descriptions, in ruleset/format.py)
+_TOP_KEYS = TABLES[""].names
+_LIBRARIES_KEYS = TABLES["libraries"].names
+_COMPONENT_KEYS = TABLES["component"].names
+_CMAKE_KEYS = TABLES["cmake"].names
+_FILE_KEYS = TABLES["file"].names
+_BINARY_KEYS = TABLES["binary"].names
+_METADATA_KEYS = TABLES["metadata"].names
+_LINKAGE_KEYS = TABLES["linkage"].names
+_LIMITS_KEYS = TABLES["limits"].names
+_FILE_GLOB_KEYS = TABLES["limits.file-glob"].names
+_WAIVE_KEYS = TABLES["waive"].names
 
 _DIST_NAME_RE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
 
@@ -1046,7 +1057,7 @@ def _unknown_name(ctx: _Ctx, path: KeyPath, name: str, known: Sequence[str]) -> 
 def _parse_libraries(ctx: _Ctx, value: Any) -> LibrariesRule:
     if isinstance(value, list):
         raise ctx.error(("libraries",), "expected a table ([libraries]), got an array ([[libraries]])")
-    t = ctx.table(value, ("libraries",), _LIBRARIES_KEYS, required=("expected",))
+    t = ctx.table(value, ("libraries",), _LIBRARIES_KEYS, required=TABLES["libraries"].required)
     p: KeyPath = ("libraries",)
     identity = "filename"
     if "identity" in t:
@@ -1067,7 +1078,7 @@ def _parse_libraries(ctx: _Ctx, value: Any) -> LibrariesRule:
 
 def _parse_component(ctx: _Ctx, i: int, value: dict[str, Any]) -> ComponentRule:
     p: KeyPath = ("component", i)
-    t = ctx.table(value, p, _COMPONENT_KEYS, required=("name",))
+    t = ctx.table(value, p, _COMPONENT_KEYS, required=TABLES["component"].required)
     name = ctx.string(t["name"], p + ("name",))
     symbols = ctx.symbols(t["symbols"], p + ("symbols",)) if "symbols" in t else []
     strings: list[bytes] = []
@@ -1115,7 +1126,7 @@ def _parse_cmake(ctx: _Ctx, value: Any) -> CMakeRule:
     if isinstance(value, list):
         raise ctx.error(("cmake",), "expected a table ([cmake]), got an array ([[cmake]])")
     p: KeyPath = ("cmake",)
-    t = ctx.table(value, p, _CMAKE_KEYS, required=("config", "declares"))
+    t = ctx.table(value, p, _CMAKE_KEYS, required=TABLES["cmake"].required)
     text = ctx.string(t["declares"], p + ("declares",))
     try:
         declares = re.compile(text)
@@ -1134,7 +1145,7 @@ def _parse_cmake(ctx: _Ctx, value: Any) -> CMakeRule:
 
 def _parse_file(ctx: _Ctx, i: int, value: dict[str, Any]) -> FileRule:
     p: KeyPath = ("file", i)
-    t = ctx.table(value, p, _FILE_KEYS, required=("glob",))
+    t = ctx.table(value, p, _FILE_KEYS, required=TABLES["file"].required)
     glob = ctx.glob(t["glob"], p + ("glob",))
     count = ctx.count(t["count"], p + ("count",)) if "count" in t else None
     lo = ctx.count(t["min"], p + ("min",)) if "min" in t else None
@@ -1161,7 +1172,7 @@ def _parse_file(ctx: _Ctx, i: int, value: dict[str, Any]) -> FileRule:
 
 def _parse_binary(ctx: _Ctx, i: int, value: dict[str, Any]) -> BinaryRule:
     p: KeyPath = ("binary", i)
-    t = ctx.table(value, p, _BINARY_KEYS, required=("path",))
+    t = ctx.table(value, p, _BINARY_KEYS, required=TABLES["binary"].required)
     path = ctx.glob(t["path"], p + ("path",))
     return BinaryRule(
         name=ctx.string(t["name"], p + ("name",)) if "name" in t else path.pattern,
@@ -1314,7 +1325,7 @@ def _parse_limits(ctx: _Ctx, value: Any) -> LimitsRule:
             ip = p + ("file-glob", i)
 
             def one(item: Any = item, ip: KeyPath = ip) -> GlobLimit:
-                g = ctx.table(item, ip, _FILE_GLOB_KEYS, required=("glob", "max"))
+                g = ctx.table(item, ip, _FILE_GLOB_KEYS, required=TABLES["limits.file-glob"].required)
                 glob = ctx.attempt(lambda: ctx.glob(g["glob"], ip + ("glob",)))
                 most = ctx.attempt(lambda: _size(ctx, g["max"], ip + ("max",)))
                 if glob is None or most is None:
@@ -1339,7 +1350,7 @@ class _Skip(Exception):
 
 def _parse_waiver(ctx: _Ctx, i: int, value: dict[str, Any]) -> Waiver:
     p: KeyPath = ("waive", i)
-    t = ctx.table(value, p, _WAIVE_KEYS, required=("code", "reason"))
+    t = ctx.table(value, p, _WAIVE_KEYS, required=TABLES["waive"].required)
     until = None
     if "until" in t:
         u = t["until"]

@@ -7,7 +7,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from wheelaudit.archive import MemberData, MemberReader, open_wheel
+from wheelaudit.archive import MemberData, MemberReader, WheelSource, open_wheel
 from wheelaudit.ruleset.conditions import traits_from_tags
 from wheelaudit.model.binary import Binary
 from wheelaudit.model.finding import Finding
@@ -29,7 +29,8 @@ FORCE_WORKERS_ENV = "WHEELAUDIT_FORCE_WORKERS"
 
 
 def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interest: Interest | None = None,
-         jobs: int | None = None, timeout: float | None = None, progress: bool | None = None) -> Wheel:
+         jobs: int | None = None, timeout: float | None = None, progress: bool | None = None,
+         source: WheelSource | None = None) -> Wheel:
     """Scan a ``.whl`` or an unpacked/installed tree.
 
     ``strings`` are byte strings to look for in every binary (the `strings` evidence of the
@@ -39,18 +40,25 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
     one per core, and in-process for a small wheel; 1: in-process; where ``os.fork`` is missing,
     always in-process). ``timeout`` bounds the reading of one binary, in seconds (default:
     $WHEELAUDIT_BINARY_TIMEOUT, else 120); a binary that takes longer is reported as WA001.
-    ``progress``: a bar on standard error (default: when it is a terminal).
+<<<<<<< HEAD
+    ``progress``: a bar on standard error (default: when it is a terminal). ``source``: the
+    wheel already opened (an installed distribution, :mod:`wheelaudit.archive.installed`), whose
+    ``members`` are what is read and ``files()`` what the wheel holds; it is closed here.
+=======
+    ``progress``: a bar on standard error (default: when it is a terminal and not a CI run's,
+    see :mod:`wheelaudit.scan.progress`).
+>>>>>>> ca5151f (Progress bar: off where CI is set or TERM=dumb (WHEELAUDIT_PROGRESS=1 forces it on a terminal), fits the terminal's width, erased on a signal too; WHEELAUDIT_PROGRESS_DELAY; -q/--quiet and -v/--verbose on every command)
 
     Raises :class:`wheelaudit.archive.NotAWheel` when ``path`` is not a wheel and
     :class:`ScanFailed` when a worker process dies; every other problem (an unreadable binary,
     a RECORD mismatch) becomes a finding.
     """
-    from wheelaudit.scan.progress import Progress
+    from wheelaudit.scan.progress import Progress, trace, trace_read
 
     needles: tuple[bytes, ...] = tuple(dict.fromkeys(s for s in strings if s))
     bound = binary_timeout(timeout)
     p = Path(path)
-    with open_wheel(p) as source:
+    with open_wheel(p) if source is None else source as source:
         members = source.members
         total = sum(m.size for m in members)
         if jobs is None:
@@ -58,6 +66,7 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
             njobs = default_jobs() if force or total >= PARALLEL_MIN_BYTES else 1
         else:
             njobs = max(1, jobs)
+        trace(f"reading {p}: {len(members)} members")
         bar = Progress(total, f"scanning {p.name}", enabled=progress)
         with bar:
             if njobs > 1 and len(members) > 1 and can_fork():
@@ -97,7 +106,7 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
     for b in libraries:
         if b.error:
             findings.append(Finding("WA001", f"{b.path}: {b.error}", subject=b.path, paths=[b.path]))
-    return Wheel(
+    wheel = Wheel(
         path=p,
         name=info.name,
         version=info.version,
@@ -114,6 +123,8 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
         sizes=sizes,
         archive_size=archive_size,
     )
+    trace_read(wheel)  # (--verbose)
+    return wheel
 
 
 def _read_inline(reader: MemberReader, members, needles, interest, timeout, progress) -> Outcome:

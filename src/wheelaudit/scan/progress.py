@@ -1,32 +1,126 @@
-"""A progress bar on standard error, for long scans at a terminal only.
+"""What a person sees on standard error while wheels are read: a progress bar at a terminal and,
+with ``--verbose``, a line for each wheel and each native binary read.
 
-Drawn only when the stream is a TTY (never into a CI log, a pipe or a redirected file), not
-switched off by ``WHEELAUDIT_PROGRESS=0``, and only once the work has taken more than a second
-(a small wheel shows nothing). It redraws one line in place at most ten times a second and
-erases it when the work ends, so the report that follows starts on a clean line.
+The bar is drawn only when every one of these holds (the judgement cargo makes; pip and uv too
+draw only on a terminal):
+
+* standard error is a terminal: never into a CI log, a pipe or a redirected file;
+* ``WHEELAUDIT_PROGRESS`` is not 0, and unless it is 1, ``CI`` is unset (a CI runner that gives
+  its job a pseudo-terminal still gets a plain log) and ``TERM`` is not ``dumb``;
+* the run is not quiet (``-q``: :func:`showing` with ``bar=False``);
+* the run has gone on for ``WHEELAUDIT_PROGRESS_DELAY`` seconds (default 1): a small wheel shows
+  nothing.
+
+The ``--format`` does not matter: the report goes to standard output or ``--output``, the bar to
+standard error, and the bar is erased (``\\r`` and erase-to-end-of-line) when its wheel has been
+read, before a byte of the report is written, and on the way out of a run stopped by a signal.
+There is one bar per wheel, labelled with its name; the delay counts from the start of the run,
+so a folder of many small wheels shows its bars too.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
-from typing import TextIO
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TextIO
 
-#: the bar appears only after this many seconds of work
-DELAY = 1.0
+if TYPE_CHECKING:
+    from wheelaudit.model.wheel import Wheel
+
 INTERVAL = 0.1
 
 
-def wanted(stream: TextIO | None = None) -> bool:
-    """Whether a bar may be drawn on ``stream`` (standard error by default)."""
-    stream = sys.stderr if stream is None else stream
-    from wheelaudit.settings import SettingError, flag
+@dataclass
+class Display:
+    """How a run shows its reading: set once for a command by :func:`showing`."""
+
+    #: False: never a bar (``-q``); None: as the stream and the environment say
+    bar: bool | None = None
+    #: ``--verbose``: where the lines saying what was read go (None: nowhere)
+    trace: Callable[[str], None] | None = None
+    #: when the run started (the bar's delay counts from it); None: from each bar's own start
+    since: float | None = None
+    #: the bar on the screen now: erased before a trace line is written, and at the end
+    shown: Progress | None = None
+
+
+_DISPLAY: ContextVar[Display] = ContextVar("wheelaudit_display", default=Display())
+
+
+@contextlib.contextmanager
+def showing(*, bar: bool | None = None, trace: Callable[[str], None] | None = None) -> Iterator[Display]:
+    """Within the block, scans show their reading so: ``bar=False`` never draws one, ``trace``
+    receives the lines of ``--verbose``. The bar's delay counts from the block's start."""
+    display = Display(bar=bar, trace=trace, since=time.monotonic())
+    token = _DISPLAY.set(display)
+    try:
+        yield display
+    finally:
+        if display.shown is not None:  # (a signal's exception that came while a bar was closing)
+            display.shown.erase()
+        _DISPLAY.reset(token)
+
+
+def trace(line: str) -> None:
+    """One line of ``--verbose`` (nothing without it), on a line of its own: a bar on the
+    screen is erased first (and drawn again as the work goes on)."""
+    display = _DISPLAY.get()
+    if display.trace is None:
+        return
+    if display.shown is not None:
+        display.shown.erase()
+    display.trace(line)
+
+
+def tracing() -> bool:
+    """Whether :func:`trace` lines go anywhere (to spare composing them)."""
+    return _DISPLAY.get().trace is not None
+
+
+def trace_read(wheel: Wheel) -> None:
+    """``--verbose``: the wheel read, and each native binary in it with its format, kind,
+    architectures and size (or why it could not be read)."""
+    if not tracing():
+        return
+    from wheelaudit.render.text import human_size
+
+    n = len(wheel.libraries)
+    inflated = sum(size for _compressed, size in (wheel.sizes or {}).values())
+    trace(f"  {wheel.name} {wheel.version}, {human_size(inflated)} inflated: "
+          f"{n} native binar{'y' if n == 1 else 'ies'}")
+    for b in wheel.libraries:
+        what = f"{_FORMATS.get(b.format, b.format)} {_KINDS.get(b.kind, b.kind)}"
+        if b.error:
+            trace(f"    {b.path}: {what}, unreadable ({b.error})")
+        else:
+            trace(f"    {b.path}: {what} ({', '.join(b.archs)}), {human_size(b.size)}")
+
+
+_FORMATS = {"elf": "ELF", "macho": "Mach-O", "pe": "PE"}
+_KINDS = {"shared": "shared library", "bundle": "bundle", "executable": "executable", "object": "object file"}
+
+
+def _environment_allows() -> bool:
+    from wheelaudit.settings import SettingError, progress
 
     try:
-        if not flag("WHEELAUDIT_PROGRESS", True):
-            return False
+        setting = progress()
     except SettingError:
+        return False
+    if setting is not None:
+        return setting
+    return not os.environ.get("CI") and os.environ.get("TERM") != "dumb"
+
+
+def wanted(stream: TextIO | None = None) -> bool:
+    """Whether a bar may be drawn on ``stream`` (standard error by default): see the module."""
+    stream = sys.stderr if stream is None else stream
+    if _DISPLAY.get().bar is False or not _environment_allows():
         return False
     try:
         return bool(stream.isatty())
@@ -34,18 +128,40 @@ def wanted(stream: TextIO | None = None) -> bool:
         return False
 
 
+def _delay() -> float:
+    from wheelaudit.settings import SettingError, progress_delay
+
+    try:
+        return progress_delay()
+    except SettingError:  # (reported as a usage error before any scan starts)
+        from wheelaudit.settings import DEFAULT_PROGRESS_DELAY
+
+        return DEFAULT_PROGRESS_DELAY
+
+
+def _cut(text: str, room: int) -> str:
+    """``text`` in at most ``room`` characters, its middle replaced by "…" where it is longer."""
+    if len(text) <= room:
+        return text
+    if room < 3:
+        return text[:max(room, 0)]
+    head = (room - 1) // 2
+    return text[:head] + "…" + text[len(text) - (room - 1 - head):]
+
+
 class Progress:
     """Bytes done out of ``total``; :meth:`advance` as work finishes, :meth:`close` at the end."""
 
     def __init__(self, total: int, label: str, stream: TextIO | None = None, enabled: bool | None = None,
-                 delay: float = DELAY) -> None:
+                 delay: float | None = None) -> None:
         self.stream = sys.stderr if stream is None else stream
+        self.display = _DISPLAY.get()
         self.enabled = wanted(self.stream) if enabled is None else enabled
         self.total = max(total, 1)
         self.label = label
         self.done = 0
-        self.start = time.monotonic()
-        self.delay = delay
+        self.start = time.monotonic() if self.display.since is None else self.display.since
+        self.delay = _delay() if delay is None and self.enabled else (delay or 0.0)
         self.last = 0.0
         self.drawn = False
 
@@ -61,27 +177,59 @@ class Progress:
 
     def draw(self, now: float) -> None:
         frac = min(1.0, self.done / self.total)
-        width = 30
+        digits = 1 if self.total < 100e6 else 0
+        tail = (f" {frac * 100:3.0f}%  {self.done / 1e6:,.{digits}f}/{self.total / 1e6:,.{digits}f} MB"
+                f"  {now - self.start:.1f} s")
+        # one line narrower than the terminal (a line that wraps cannot be taken back by \r): the
+        # bar between 10 and 30 wide, the label cut in its middle (a wheel's name and its tags)
+        room = self.columns() - 1
+        width = max(10, min(30, room - len(self.label) - len(tail) - 4))
         full = int(frac * width)
-        bar = "#" * full + "." * (width - full)
-        label = self.label if len(self.label) <= 40 else "…" + self.label[-39:]
-        line = (f"\r{label}  [{bar}] {frac * 100:3.0f}%  {self.done / 1e6:,.0f}/{self.total / 1e6:,.0f} MB"
-                f"  {now - self.start:.1f} s\x1b[K")
+        bar = f"  [{'#' * full}{'.' * (width - full)}]"
+        if room - len(bar) - len(tail) < 20:  # (a narrow terminal: the percentage alone)
+            bar, tail = "", f"  {frac * 100:3.0f}%"
+        line = f"\r{_cut(self.label, room - len(bar) - len(tail))}{bar}{tail}\x1b[K"
+        # (drawn before the write: a signal's exception raised within it leaves part of the line
+        # on the screen, which :meth:`close` must still erase)
+        self.drawn = True
+        if self.display.since is not None:  # (a display of :func:`showing`, never the default one)
+            self.display.shown = self
         try:
             self.stream.write(line)
             self.stream.flush()
-            self.drawn = True
         except (OSError, ValueError):
             self.enabled = False
 
-    def close(self) -> None:
+    def columns(self) -> int:
+        """The width of the terminal the bar is drawn on (else $COLUMNS, else 80)."""
+        try:
+            cols = os.get_terminal_size(self.stream.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            cols = 0
+        if cols <= 0:
+            try:
+                cols = int(os.environ.get("COLUMNS", ""))
+            except ValueError:
+                cols = 0
+        return cols if cols > 0 else 80
+
+    def erase(self) -> None:
+        """Take the bar off the screen (the cursor back at the start of its line, now empty)."""
         if self.drawn:
             try:
                 self.stream.write("\r\x1b[K")
                 self.stream.flush()
             except (OSError, ValueError):
                 pass
+            # (only once it is written: a signal's exception raised within the write leaves the
+            # bar marked, and :func:`showing` erases it on the way out)
             self.drawn = False
+            if self.display.shown is self:
+                self.display.shown = None
+
+    def close(self) -> None:
+        self.erase()
+        self.enabled = False
 
     def __enter__(self) -> Progress:
         return self

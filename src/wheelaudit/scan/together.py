@@ -12,9 +12,9 @@ into one :class:`TogetherWheel`, which every check then treats like one wheel:
   is found there (no ``provided-by`` needed); when it is, the needing wheel must *require* the
   providing one (WA505), or installing it alone breaks;
 - ``beside`` and file counts see every wheel's files;
-- each wheel keeps its own scan findings (WA001, WA002) and its own platform checks (WA503,
-  WA504: a binary is held to the tags of the wheel it ships in, not to another wheel's), each
-  message prefixed with the wheel's file name;
+- each wheel keeps its own scan findings (WA001, WA002) and its own platform and tag checks
+  (WA503, WA504, WA601, WA602: a binary is held to the tags of the wheel it ships in, not to
+  another wheel's), each message prefixed with the wheel's file name;
 - two wheels that ship the same path with different contents are a WA002 (one overwrites the
   other at install, whose RECORD then no longer matches); identical copies are one file once
   installed and are not reported; the tree keeps the copy of the wheel given first;
@@ -27,15 +27,15 @@ The same distribution given twice (two versions of one project) is not an instal
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
 from packaging.utils import canonicalize_name
 
 from wheelaudit.platforms import tags as platforms
 from wheelaudit.ruleset.conditions import WheelTraits
 from wheelaudit.model.finding import Finding, examples
+from wheelaudit.checks.abi import TAG_CHECKS
 from wheelaudit.checks.index import Interest
 from wheelaudit.checks.linkage import _installed, _required_dists, resolve_wheel
 from wheelaudit.model.wheel import Wheel
@@ -43,6 +43,10 @@ from wheelaudit.scan import scan
 from wheelaudit.archive import NotAWheel, open_wheel
 
 __all__ = ["scan_together", "merge_wheels", "TogetherWheel", "NotTogether"]
+
+
+#: ``(wheel, paths) -> {path: "sha256=..."}``: the hashes of a wheel's members that another wheel ships too
+Digests = Callable[[Wheel, set[str]], dict[str, str]]
 
 
 class NotTogether(NotAWheel):
@@ -68,6 +72,13 @@ class TogetherWheel(Wheel):
         checked against that member's tags when the wheels were merged (WA503 / WA504), so that,
         e.g., torch's binaries (minos 14.0, tagged ``macosx_14_0``) are not held to scikit-learn's
         ``macosx_12_0``."""
+        return []
+
+    @property
+    def binary_tags(self) -> list[str]:
+        """None, for the same reason: each member's extension modules were held to that member's
+        tags (WA601, WA602) when the wheels were merged; one member's ``abi3`` tag says nothing
+        of another's modules."""
         return []
 
 
@@ -118,9 +129,12 @@ def _check_distinct(w: Wheel, seen: dict[str, Wheel]) -> None:
     seen[key] = w
 
 
-def merge_wheels(wheels: Sequence[Wheel]) -> TogetherWheel:
+def merge_wheels(wheels: Sequence[Wheel], *, digests: Digests | None = None) -> TogetherWheel:
     """Merge already scanned wheels (:func:`wheelaudit.scan`) into one install; see the module
-    docstring for what is kept and what becomes a finding. The wheels are not modified."""
+    docstring for what is kept and what becomes a finding. The wheels are not modified.
+    ``digests(wheel, paths)``: the RECORD-style hashes of a wheel's members where two wheels ship
+    the same path (default: read again from each wheel; installed distributions, which share
+    the one file on disk, answer from their RECORD)."""
     if not wheels:
         raise NotTogether("no wheels given")
     seen: dict[str, Wheel] = {}
@@ -134,6 +148,8 @@ def merge_wheels(wheels: Sequence[Wheel]) -> TogetherWheel:
             findings.append(_prefixed(f, lab))
         for f in platforms.check_platform(w):
             findings.append(_prefixed(f, lab))
+        for check in TAG_CHECKS:
+            findings += [_prefixed(f, lab) for f in check(w)]
     findings += _platform_conflicts(wheels, labels)
 
     # the installed tree: installed path -> (member index, archive path)
@@ -148,7 +164,7 @@ def merge_wheels(wheels: Sequence[Wheel]) -> TogetherWheel:
                 owner[inst] = (i, f)
     dropped: set[tuple[int, str]] = set()
     if shadowed:
-        findings += _collisions(wheels, labels, shadowed, dropped)
+        findings += _collisions(wheels, labels, shadowed, dropped, digests or _digests)
 
     files: list[str] = []
     libraries = []
@@ -305,18 +321,18 @@ def _digests(w: Wheel, members: Iterable[str]) -> dict[str, str]:
 
 
 def _collisions(wheels: Sequence[Wheel], labels: list[str], shadowed: dict[tuple[int, str], list[tuple[int, str]]],
-                dropped: set[tuple[int, str]]) -> list[Finding]:
+                dropped: set[tuple[int, str]], digests: Digests) -> list[Finding]:
     per_wheel: dict[int, set[str]] = {}
     for kept, others in shadowed.items():
         for i, p in [kept, *others]:
             per_wheel.setdefault(i, set()).add(p)
-    digests = {i: _digests(wheels[i], ps) for i, ps in per_wheel.items()}
+    hashes = {i: digests(wheels[i], ps) for i, ps in per_wheel.items()}
     out: list[Finding] = []
     for (ki, kp), others in sorted(shadowed.items()):
         inst = _installed(kp)
         for oi, op in others:
             dropped.add((oi, op))
-            a, b = digests[ki].get(kp), digests[oi].get(op)
+            a, b = hashes[ki].get(kp), hashes[oi].get(op)
             if a is not None and a == b and not a.startswith("unreadable"):
                 continue  # the same bytes: one file once installed
             where = kp if kp == op else f"{kp} / {op}"

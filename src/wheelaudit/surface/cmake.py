@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from wheelaudit.ruleset.globs import Glob, GlobError
-from wheelaudit.surface.model import ConfigVariable, ImportedTarget, Layout, PackageConfig, Ref, display
+from wheelaudit.surface.model import ConfigVariable, Declaration, ImportedTarget, Layout, PackageConfig, Ref, display
 
 MAX_DEPTH = 16  # nested include()s
 MAX_FILES = 256  # files read per package config
@@ -360,7 +360,6 @@ class _Run:
             if name == "if":
                 mids, close = self._match_end(commands, i, end, {"if"}, "endif", {"elseif", "else"})
                 bounds = [i] + mids + [close]
-                decided = False
                 for k in range(len(bounds) - 1):
                     head = commands[bounds[k]]
                     if head.name == "else":
@@ -371,9 +370,7 @@ class _Run:
                         continue
                     self.block(commands, bounds[k] + 1, bounds[k + 1], certain and verdict is True)
                     if verdict is True:
-                        decided = True
                         break
-                del decided
                 i = close + 1
                 continue
             if name in ("function", "macro"):
@@ -877,12 +874,10 @@ def read_cmake(files: Iterable[str], read_text: Callable[[str], str | None],
 
 
 def read_declarations(files: Iterable[str], read_text: Callable[[str], str | None], config: Iterable[str],
-                      declares: str | re.Pattern[str], namespace: str = "") -> list:
+                      declares: str | re.Pattern[str], namespace: str = "") -> list[Declaration]:
     """Targets a hand-written package config declares, found by the ``[cmake]`` table's
     ``declares`` regex (named groups ``name`` and ``library``) in each file that a ``config`` glob
-    matches. Returns :class:`wheelaudit.checks.consumer.Declaration` objects."""
-    from wheelaudit.checks.consumer import Declaration
-
+    matches."""
     rx = re.compile(declares) if isinstance(declares, str) else declares
     globs = [Glob(c) if isinstance(c, str) else c for c in config]
     out = []

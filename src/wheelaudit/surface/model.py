@@ -259,3 +259,14 @@ def display(path: str) -> str:
     if path.startswith(SITE):
         return "<site-packages>" + path[len(SITE):]
     return path.replace("\0", "?")
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """A target a hand-written package config declares (see
+    :func:`wheelaudit.surface.cmake.read_declarations`): ``library`` is the base name
+    (``executorch_backend_mlx`` for ``libexecutorch_backend_mlx.so``)."""
+
+    target: str
+    library: str
+    config: str

@@ -1,0 +1,113 @@
+"""Demangling C++ names (packages, never our own).
+
+Itanium names (``_Z...``) demangle with the ``cpp_demangle`` crate (behind
+:mod:`~wheelaudit.binary.demangle_guard`); MSVC names (``?...``, Windows DLLs) with LLVM's Microsoft
+demangler from ``pycxxfilt`` (abi3 wheels for CPython 3.11 and later). Without pycxxfilt (on
+Python 3.10) an MSVC name stays as it is: it still matches a rule entry spelled mangled.
+
+This module knows names only (no Symbol, no rule), so the model can demangle lazily through it.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import cpp_demangle
+
+from wheelaudit.binary.demangle_guard import guarded_demangle, suspicious
+
+
+@lru_cache(maxsize=1 << 16)
+def _demangle_cached(name: str) -> str:
+    try:
+        if suspicious(name):  # could explode: demangle it in a capped worker
+            out = guarded_demangle(name)
+            return name if out is None else _cxxfilt_style(out)
+        return _cxxfilt_style(cpp_demangle.demangle(name))
+    except Exception:  # noqa: BLE001 - a name that is not valid Itanium stays as it is
+        return name
+
+
+def _cxxfilt_style(text: str) -> str:
+    """``cpp_demangle`` writes a few special names its own way (``{vtable(X)}``); use the
+    spelling of c++filt, which is what release engineers know and write in rules."""
+    if not text.startswith("{") or not text.endswith(")}"):
+        return text
+    for head, phrase in (("{vtable(", "vtable for "), ("{vtt(", "VTT for ")):
+        if text.startswith(head):
+            return phrase + text[len(head):-2]
+    head = "{virtual override thunk("
+    if text.startswith(head):
+        inner = text[len(head):-2]
+        # "{offset(-8)}, X" (non-virtual), "{virtual offset(0, -24)}, X" (virtual), or two
+        # offset blocks (covariant return)
+        blocks = 0
+        rest = inner
+        while rest.startswith("{") and "}, " in rest:
+            rest = rest[rest.index("}, ") + 3:]
+            blocks += 1
+        if blocks == 2:
+            return "covariant return thunk to " + rest
+        if blocks == 1:
+            kind = "virtual thunk to " if inner.startswith("{virtual offset") else "non-virtual thunk to "
+            return kind + rest
+    return text
+
+
+try:  # LLVM's MSVC demangler; its wheels are cp311-abi3 (see pyproject.toml)
+    from pycxxfilt import msvc_demangle as _msvc_demangle
+except ImportError:  # pragma: no cover - Python 3.10
+    _msvc_demangle = None
+
+#: an MSVC name longer than this is left as it is (MSVC itself hashes names past 4,096 bytes,
+#: so a longer one is not a compiler's; the bound keeps the demangler's work linear and small)
+MAX_MSVC_NAME = 8192
+#: the access and calling-convention words LLVM's MSVC demangler writes before the return type
+_MSVC_PREFIXES = ("public: ", "protected: ", "private: ")
+_MSVC_WORDS = re.compile(r"\b(?:__cdecl|__stdcall|__fastcall|__thiscall|__vectorcall|__clrcall|__ptr64) ?")
+
+
+@lru_cache(maxsize=1 << 16)
+def _msvc_cached(name: str) -> str:
+    try:
+        out = _msvc_demangle(name) if _msvc_demangle is not None and len(name) <= MAX_MSVC_NAME else None
+    except Exception:  # noqa: BLE001 - a name that is not valid MSVC stays as it is
+        return name
+    if not out:
+        return name
+    return _msvc_style(out)
+
+
+def _msvc_style(text: str) -> str:
+    """LLVM's undname output less what is not part of the name as rules write it: the access
+    specifier, ``static``/``virtual`` and the calling convention
+    (``public: static int __cdecl ns::f(int)`` -> ``int ns::f(int)``), as ``undname`` does with
+    its "no access specifiers / no calling convention" flags; :func:`qualified_name` then strips
+    the return type like an Itanium template function's."""
+    for p in _MSVC_PREFIXES:
+        if text.startswith(p):
+            text = text[len(p):]
+            break
+    for p in ("static ", "virtual "):
+        if text.startswith(p):
+            text = text[len(p):]
+    return _MSVC_WORDS.sub("", text).rstrip()
+
+
+def is_mangled(name: str) -> bool:
+    """A C++ name in a scheme :func:`demangle` reads: Itanium (``_Z``) or MSVC (``?``)."""
+    return name[:2] == "_Z" or name[:1] == "?"
+
+
+def demangle(name: str) -> str:
+    """The demangled C++ form of ``name``; C names and unknown schemes come back unchanged.
+
+    ``name`` is the undecorated name (``_ZN...``), i.e. without Mach-O's extra underscore, or
+    an MSVC decorated name (``?f@ns@@YAHH@Z``).
+    """
+    if name.startswith("_Z"):
+        return _demangle_cached(name)
+    if name.startswith("?"):
+        return _msvc_cached(name)
+    return name
