@@ -10,6 +10,7 @@ from typing import Literal, Union
 
 from wheelaudit.checks.describe import describe_libraries
 from wheelaudit.checks.evaluate import Context, evaluate
+from wheelaudit.checks.index import Interest
 from wheelaudit.model.codes import parse_selectors, parse_severities, parse_severity, severity_of
 from wheelaudit.model.report import Report
 from wheelaudit.ruleset.load import Ruleset, load_rules
@@ -52,7 +53,7 @@ def audit(path: PathLike | Sequence[PathLike], rules: Ruleset | PathLike | None 
     ruleset = _as_ruleset(rules)
     paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
     strings = ruleset.strings() if ruleset is not None else []
-    interest = ruleset.interest() if ruleset is not None else None
+    interest = Interest.for_rules(ruleset)
     if together:
         from wheelaudit.scan.together import scan_together
 

@@ -159,6 +159,12 @@ class Interest:
         hints.discard(b"")
         return cls(frozenset(hints), all_mangled, everything)
 
+    @classmethod
+    def for_rules(cls, ruleset) -> Interest:
+        """What an audit with ``ruleset`` can look at: its symbol entries', or with no ruleset
+        nothing (the built-in checks read exports and imports, never a local symbol)."""
+        return cls() if ruleset is None else ruleset.interest()
+
     def covers(self, other: Interest) -> bool:
         """Whether tables narrowed for this interest answer every lookup of ``other``."""
         return self.everything or (other.hints <= self.hints and (self.all_mangled or not other.all_mangled)

@@ -67,7 +67,9 @@ def run(args: argparse.Namespace) -> int:
     ignore = split_codes(args.ignore)
     severity = split_severities(args.severity)
     strings = ruleset.strings() if ruleset is not None else []
-    interest = ruleset.interest() if ruleset is not None else None
+    from wheelaudit.checks.index import Interest
+
+    interest = Interest.for_rules(ruleset)
     paths = expand_inputs(args.wheels)
     notes: list[str] = []
     providers: set[str] = set()  # labels of the wheels found with --find-links
