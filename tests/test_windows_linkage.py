@@ -8,7 +8,7 @@ from pathlib import Path
 from packaging.tags import parse_tag
 
 from wheelaudit.ruleset.conditions import traits_from_tags
-from wheelaudit.archive.dll_directories import dll_directories, folders_in
+from wheelaudit.archive.dll_directories import dll_directories, folders_in, import_time_loads
 from wheelaudit.model.binary import Binary, Dependency, Slice
 from wheelaudit.checks.linkage import check_linkage, resolution_table
 from wheelaudit.scan import Wheel
@@ -41,6 +41,19 @@ def test_system_api_sets_ucrt_and_python_runtime_are_external():
     table = resolution_table(w)["pkg/_ext.cp311-win_amd64.pyd"]["x86_64"]
     assert table["KERNEL32.dll"].startswith("external: KERNEL32.dll (a system DLL")
     assert "CPython" in table["python311.dll"]
+
+
+def test_another_cpythons_dll_is_unresolved():
+    """A cp311 module that imports python310.dll does not load on 3.11 (that DLL is not there);
+    python3.dll and the wheel's own python311.dll are; a py3-none or abi3 wheel names no version
+    here (WA601 judges a versioned DLL in an abi3 module)."""
+    (f,) = check_linkage(wheel([pe("pkg/_ext.pyd", ["python310.dll"])]))
+    assert f.code == "WA501" and "another CPython's DLL" in f.message and "python311.dll" in f.message
+    assert check_linkage(wheel([pe("pkg/_ext.pyd", ["python311.dll", "python3.dll"])])) == []
+    assert codes(check_linkage(wheel([pe("pkg/_ext.pyd", ["python313.dll"])], tag="cp313-cp313t-win_amd64"))) == ["WA501"]
+    assert check_linkage(wheel([pe("pkg/_ext.pyd", ["python313t.dll"])], tag="cp313-cp313t-win_amd64")) == []
+    assert check_linkage(wheel([pe("pkg/_ext.pyd", ["python310.dll"])], tag="py3-none-win_amd64")) == []
+    assert check_linkage(wheel([pe("pkg/_ext.pyd", ["python310.dll"])], tag="cp310-abi3-win_amd64")) == []
 
 
 def test_the_msvc_redistributable_must_ship():
@@ -93,8 +106,16 @@ del _delvewheel_patch_1_11_2
 
 TORCH = '''
 def _load_dll_libraries() -> None:
+    py_dll_path = os.path.join(sys.exec_prefix, "Library", "bin")
     th_dll_path = os.path.join(os.path.dirname(__file__), "lib")
-    dll_paths = [th_dll_path]
+    dll_paths = [
+        p
+        for p in (
+            th_dll_path,
+            py_dll_path,
+        )
+        if os.path.exists(p)
+    ]
     for dll_path in dll_paths:
         os.add_dll_directory(dll_path)
 '''
@@ -129,3 +150,71 @@ def test_pe_fixture_wheel_clean_and_broken(pe_libs, tmp_path):
     expected = {d for d in lib.dependencies if d.lower() not in ("kernel32.dll", "python311.dll")
                 and not d.lower().startswith(("api-ms-win-", "vcruntime140")) and d not in delayed}
     assert unresolved == expected == {"MSVCP140.dll", "ORDLIB.dll"}
+
+
+def test_import_time_folders_serve_the_install_the_wheels_make_together():
+    """Wheels installed together (--together, --env, --find-links): a folder a package adds at
+    import time is searched for every binary, as one process imports them (torchvision loads
+    torch_cpu.dll from torch/lib after importing torch)."""
+    from wheelaudit.scan.together import merge_wheels
+
+    lib = wheel([pe("lib/_core.pyd", ["libcore-ab12.dll"]), pe("lib.libs/libcore-ab12.dll")], dll_dirs=["lib.libs"])
+    lib.name, lib.path = "lib", Path(f"lib-1.0-{WIN}.whl")
+    user = wheel([pe("user/_ext.pyd", ["libcore-ab12.dll"])])
+    assert check_linkage(merge_wheels([lib])) == []
+    assert check_linkage(merge_wheels([lib, user])) == []
+    assert codes(check_linkage(user)) == ["WA501"]  # alone it finds nothing
+
+
+SKLEARN = """
+import os
+import os.path as op
+from ctypes import WinDLL
+
+if os.name == "nt":
+    libs_path = op.join(op.dirname(__file__), ".libs")
+    vcomp140_dll_filename = op.join(libs_path, "vcomp140.dll")
+    msvcp140_dll_filename = op.join(libs_path, "msvcp140.dll")
+    WinDLL(op.abspath(vcomp140_dll_filename))
+    WinDLL(op.abspath(msvcp140_dll_filename))
+"""
+
+
+def test_only_what_reaches_the_loader_counts():
+    # a folder built from __file__ but never handed to the loader adds nothing
+    unrelated = ('import os\nos.add_dll_directory(os.environ.get("X", ""))\n'
+                 'DATA_DIR = os.path.join(os.path.dirname(__file__), "data")\n')
+    assert folders_in(unrelated, "demo/__init__.py") == []
+    # scikit-learn preloads its OpenMP and C++ runtimes by full path in _distributor_init.py
+    texts = {"sklearn/__init__.py": "from . import _distributor_init\n", "sklearn/_distributor_init.py": SKLEARN,
+             "sklearn/deep/helper.py": SKLEARN}  # (deeper modules are not read)
+    loads = import_time_loads(texts, texts.get)
+    assert loads.folders == [] and loads.preloaded == ["sklearn/.libs/vcomp140.dll", "sklearn/.libs/msvcp140.dll"]
+
+
+def test_a_preloaded_dll_serves_every_import_of_its_name():
+    libs = [pe("sklearn/svm/_libsvm.pyd", ["VCOMP140.DLL", "MSVCP140.dll"]), pe("sklearn/.libs/vcomp140.dll"),
+            pe("sklearn/.libs/msvcp140.dll")]
+    w = wheel(libs)
+    assert codes(check_linkage(w)) == ["WA501", "WA501"]
+    w.preloaded_dlls = ["sklearn/.libs/vcomp140.dll", "sklearn/.libs/msvcp140.dll"]
+    assert check_linkage(w) == []
+    assert resolution_table(w)["sklearn/svm/_libsvm.pyd"]["x86_64"]["VCOMP140.DLL"] == "sklearn/.libs/vcomp140.dll"
+
+
+def test_together_a_module_finds_its_own_wheels_copy_first():
+    """numpy and pandas both ship msvcp140-<hash>.dll in their own .libs: installed together,
+    each module resolves to its own wheel's copy, not to the first wheel's."""
+    from wheelaudit.scan.together import merge_wheels
+
+    def one(name):
+        w = wheel([pe(f"{name}/_ext.pyd", ["msvcp140-ab12.dll"]), pe(f"{name}.libs/msvcp140-ab12.dll")],
+                  dll_dirs=[f"{name}.libs"])
+        w.name, w.path = name, Path(f"{name}-1.0-{WIN}.whl")
+        return w
+
+    merged = merge_wheels([one("pandas"), one("numpy")])
+    table = resolution_table(merged)
+    assert table["numpy/_ext.pyd"]["x86_64"]["msvcp140-ab12.dll"] == "numpy.libs/msvcp140-ab12.dll"
+    assert table["pandas/_ext.pyd"]["x86_64"]["msvcp140-ab12.dll"] == "pandas.libs/msvcp140-ab12.dll"
+    assert check_linkage(merged) == []

@@ -1,14 +1,24 @@
-"""The folders a package adds to the Windows DLL search when it is imported, read statically.
+"""What a package does to the Windows DLL search when it is imported, read statically.
 
 Windows searches an extension module's own folder, System32 and the folders the process added
 with ``os.add_dll_directory`` — not PATH (CPython 3.8+). Packages that keep their DLLs elsewhere
-add that folder in their ``__init__.py``: delvewheel's patch (between ``# start delvewheel
-patch`` and ``# end delvewheel patch``) adds ``<dist>.libs`` beside the package, torch adds
-``torch/lib``. The source is read as text, never run: a folder counts when an ``__init__.py``
-that calls ``os.add_dll_directory`` (or preloads with ``LoadLibraryExW``, delvewheel's older
-patch) builds it as ``os.path.join(os.path.dirname(__file__), <literal parts>)``, ``os.pardir``
-and ``".."`` climbing one folder. A folder built another way is not seen; its DLLs are then
-reported as unresolved (WA501), and a rules file can allow them (``[linkage] allow-external``).
+say so at import time, in two ways this module reads:
+
+* **folders**: ``os.add_dll_directory(folder)`` (delvewheel's patch between ``# start delvewheel
+  patch`` and ``# end delvewheel patch`` adds ``<dist>.libs`` beside the package; torch adds
+  ``torch/lib``), or ``LoadLibraryExW(<folder>/<name>)`` (delvewheel's older patch, which loads
+  every DLL of its folder);
+* **preloads**: a DLL loaded by its full path (``ctypes.WinDLL``, ``CDLL``, ``LoadLibraryW``),
+  as scikit-learn's ``_distributor_init.py`` loads ``.libs/vcomp140.dll``: once loaded, that DLL
+  serves every later import of its name in the process.
+
+The sources are read as text, never run: the ``__init__.py`` files and the modules directly in a
+top-level package (``pkg/_distributor_init.py``). A path counts when it is built from the
+package's own folder — ``os.path.join(os.path.dirname(__file__), <literal parts>)``, with
+``os.pardir`` and ``".."`` climbing one folder, through any alias of ``os.path`` and through
+names it is assigned to, lists and comprehensions it is put in and loops over them — and reaches one of those calls.
+A path built another way is not seen; its DLLs are then unresolved (WA501), and a rules file can
+allow them (``[linkage] allow-external``).
 """
 
 from __future__ import annotations
@@ -16,75 +26,169 @@ from __future__ import annotations
 import ast
 import posixpath
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 
-#: at most this many ``__init__.py`` files are read, each at most this many bytes
+#: at most this many files are read, each at most this many bytes
 MAX_FILES = 200
 MAX_BYTES = 1 << 20
 
-_MARKERS = ("add_dll_directory", "LoadLibraryEx", "delvewheel patch")
+_MARKERS = ("add_dll_directory", "LoadLibrary", "WinDLL", "CDLL", "delvewheel patch")
+#: calls that add their argument (a folder) to the DLL search
+_ADD_FOLDER = ("add_dll_directory",)
+#: calls that load their first argument (a DLL's path) now
+_LOAD_FILE = ("LoadLibraryExW", "LoadLibraryEx", "LoadLibraryW", "LoadLibraryA", "LoadLibrary", "WinDLL",
+              "CDLL", "PyDLL", "OleDLL")
+#: calls that pass a path through unchanged (``abspath``, ``c_wchar_p``, ``str``)
+_THROUGH = ("abspath", "normpath", "realpath", "c_wchar_p", "str", "fspath", "list", "tuple", "sorted")
 
 
-def _parts(node: ast.AST) -> list[str] | None:
-    """The literal parts of ``os.path.join(os.path.dirname(__file__), ...)`` (``os.pardir`` as
-    ``..``), or None when ``node`` is not such a call."""
-    if not (isinstance(node, ast.Call) and _dotted(node.func) in ("os.path.join", "path.join", "join")):
-        return None
-    if not node.args or not _is_file_dir(node.args[0]):
-        return None
-    out: list[str] = []
-    for arg in node.args[1:]:
-        if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
-            out.append(arg.value)
-        elif _dotted(arg) in ("os.pardir", "pardir"):
-            out.append("..")
-        else:
-            return None
-    return out
+@dataclass
+class ImportTimeLoads:
+    """``folders``: added to the DLL search; ``preloaded``: DLL files loaded by full path (paths
+    inside the wheel, normalised, in the order found)."""
+
+    folders: list[str] = field(default_factory=list)
+    preloaded: list[str] = field(default_factory=list)
 
 
-def _is_file_dir(node: ast.AST) -> bool:
-    return (isinstance(node, ast.Call) and _dotted(node.func) in ("os.path.dirname", "path.dirname", "dirname")
-            and len(node.args) == 1 and isinstance(node.args[0], ast.Name) and node.args[0].id == "__file__")
-
-
-def _dotted(node: ast.AST) -> str:
+def _last(node: ast.AST) -> str:
+    """The last name of a dotted callee (``os.path.join`` -> ``join``, ``op.join`` -> ``join``)."""
     if isinstance(node, ast.Name):
         return node.id
     if isinstance(node, ast.Attribute):
-        inner = _dotted(node.value)
-        return f"{inner}.{node.attr}" if inner else ""
+        return node.attr
     return ""
 
 
-def folders_in(source: str, init_path: str) -> list[str]:
-    """The folders (paths inside the wheel, normalised) that the ``__init__.py`` at
-    ``init_path`` adds to the DLL search, from its text ``source``."""
+class _Paths:
+    """The paths (relative to the source's folder, as lists of parts) each expression of one
+    module can hold, following assignments, lists and ``for`` loops (flow-insensitively)."""
+
+    def __init__(self, tree: ast.AST) -> None:
+        self.bound: dict[str, set[tuple[str, ...]]] = {}
+        nodes = list(ast.walk(tree))
+        for _ in range(3):  # (names bound through names: a few rounds reach a fixed point)
+            for node in nodes:
+                if isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)):
+                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                    if node.value is not None:
+                        self._bind(targets, self.of(node.value))
+                elif isinstance(node, (ast.For, ast.comprehension)):
+                    self._bind([node.target], self.of(node.iter))
+
+    def _bind(self, targets, paths: set[tuple[str, ...]]) -> None:
+        if not paths:
+            return
+        for t in targets:
+            if isinstance(t, ast.Name):
+                self.bound.setdefault(t.id, set()).update(paths)
+
+    def of(self, node: ast.AST) -> set[tuple[str, ...]]:
+        if isinstance(node, ast.Name):
+            if node.id == "__file__":
+                return set()
+            return set(self.bound.get(node.id, ()))
+        if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+            return {p for e in node.elts for p in self.of(e)}
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
+            return self.of(node.elt)  # (its loop variables are bound by the comprehension)
+        if not isinstance(node, ast.Call):
+            return set()
+        name = _last(node.func)
+        if name == "filter" and len(node.args) == 2:
+            return self.of(node.args[1])
+        if name == "dirname" and len(node.args) == 1 and isinstance(node.args[0], ast.Name) \
+                and node.args[0].id == "__file__":
+            return {()}
+        if name == "join" and node.args:
+            heads = self.of(node.args[0])
+            tail: list[str] = []
+            for arg in node.args[1:]:
+                if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                    tail.append(arg.value)
+                elif _last(arg) == "pardir":
+                    tail.append("..")
+                else:
+                    return set()
+            return {h + tuple(tail) for h in heads}
+        if name in _THROUGH and len(node.args) == 1:
+            return self.of(node.args[0])
+        return set()
+
+    def folder_of_file(self, node: ast.AST) -> set[tuple[str, ...]]:
+        """The folders of ``join(<folder>, <any name>)``: a DLL path whose name is not a literal
+        (delvewheel's loop over its folder's DLLs)."""
+        while isinstance(node, ast.Call) and _last(node.func) in _THROUGH and len(node.args) == 1:
+            node = node.args[0]
+        if isinstance(node, ast.Call) and _last(node.func) == "join" and len(node.args) >= 2:
+            return self.of(node.args[0])
+        return set()
+
+
+def read_source(source: str, path: str) -> ImportTimeLoads:
+    """What the module at ``path`` (inside the wheel) does to the DLL search, from its text."""
+    out = ImportTimeLoads()
     if not any(m in source for m in _MARKERS):
-        return []
+        return out
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return []
-    here = posixpath.dirname(init_path)
-    out: list[str] = []
+        return out
+    paths = _Paths(tree)
+    here = posixpath.dirname(path)
+
+    def add(into: list[str], parts: tuple[str, ...]) -> None:
+        p = posixpath.normpath(posixpath.join(here, *parts))
+        if not p.startswith("..") and p != "." and p not in into:
+            into.append(p)
+
     for node in ast.walk(tree):
-        parts = _parts(node)
-        if parts:
-            path = posixpath.normpath(posixpath.join(here, *parts))
-            if not path.startswith("..") and path not in out and path != ".":
-                out.append(path)
+        if not isinstance(node, ast.Call) or not node.args:
+            continue
+        callee = _last(node.func)
+        if callee in _ADD_FOLDER:
+            for parts in sorted(paths.of(node.args[0])):
+                add(out.folders, parts)
+        elif callee in _LOAD_FILE:
+            for parts in sorted(paths.of(node.args[0])):
+                if parts and parts[-1].lower().endswith(".dll"):
+                    add(out.preloaded, parts)
+            for parts in sorted(paths.folder_of_file(node.args[0])):
+                if not (parts and parts[-1].lower().endswith(".dll")):
+                    add(out.folders, parts)
+    return out
+
+
+def folders_in(source: str, path: str) -> list[str]:
+    """The folders (paths inside the wheel, normalised) that the module at ``path`` adds to the
+    DLL search, from its text ``source``."""
+    return read_source(source, path).folders
+
+
+def _sources(files: Iterable[str]) -> list[str]:
+    """The modules read: every ``__init__.py``, and the modules directly in a top-level package."""
+    out = []
+    for f in files:
+        if not f.endswith(".py") or ".dist-info/" in f or ".data/" in f:
+            continue
+        if f.endswith("/__init__.py") or f.count("/") == 1:
+            out.append(f)
+    return sorted(out)[:MAX_FILES]
+
+
+def import_time_loads(files: Iterable[str], read_text: Callable[[str], str | None]) -> ImportTimeLoads:
+    """What every package of the wheel does to the DLL search when imported."""
+    out = ImportTimeLoads()
+    for f in _sources(files):
+        text = read_text(f)
+        if not text or len(text) > MAX_BYTES:
+            continue
+        found = read_source(text, f)
+        out.folders += [d for d in found.folders if d not in out.folders]
+        out.preloaded += [d for d in found.preloaded if d not in out.preloaded]
     return out
 
 
 def dll_directories(files: Iterable[str], read_text: Callable[[str], str | None]) -> list[str]:
     """The folders every package of the wheel adds to the DLL search at import time."""
-    inits = sorted(f for f in files if f.endswith("/__init__.py") and ".dist-info/" not in f)[:MAX_FILES]
-    out: list[str] = []
-    for init in inits:
-        text = read_text(init)
-        if not text or len(text) > MAX_BYTES:
-            continue
-        for folder in folders_in(text, init):
-            if folder not in out:
-                out.append(folder)
-    return out
+    return import_time_loads(files, read_text).folders

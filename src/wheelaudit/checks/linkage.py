@@ -35,6 +35,7 @@ and the build-machine shapes seen in released wheels (:data:`BUILD_MACHINE_SHAPE
 
 from __future__ import annotations
 
+import posixpath
 import re
 from functools import lru_cache
 from collections import deque
@@ -660,16 +661,23 @@ class _Resolver:
     def resolve_pe(self, b: Binary, s: Slice, dep: Dependency) -> Resolution:
         """As Windows loads an extension module's imports (CPython 3.8+: LoadLibraryExW with
         the default directories and the DLL's own folder): a DLL of that name already loaded by
-        python.exe (python3X.dll, vcruntime140.dll), the importing file's folder, the folders the
+        python.exe (python3X.dll, vcruntime140.dll) or by the package by its full path
+        (``ctypes.WinDLL``), the importing file's folder, the folders the
         package adds at import time (``os.add_dll_directory``, delvewheel's ``<dist>.libs``),
         then System32 and the API sets. PATH is not searched. Names compare case-insensitively."""
         name = dep.name
         origin = policydata.windows_dll_origin(name, s.arch)
+        if origin == "python" and not self._python_dll_fits(name):
+            wanted = ", ".join(sorted(self._python_dlls))
+            return self._finish(b, dep, [], f"{name} is another CPython's DLL: the wheel's tags load {wanted}")
         if origin in ("python", "api-set", "ucrt"):
             return Resolution(dep, "external", external=f"{name} ({_PE_ORIGINS[origin]})")
+        for pre in getattr(self.wheel, "preloaded_dlls", ()):  # a DLL of that name already loaded
+            if _basename(pre).lower() == name.lower() and self.layout.at_nocase.get(pre.lower()) is not None:
+                return Resolution(dep, "inside", path=self.layout.at_nocase[pre.lower()].path)
         tried: list[str] = []
         folders = [(self.layout.directory(b), "the importing file's folder")]
-        folders += [(d, "added at import time (os.add_dll_directory)") for d in getattr(self.wheel, "dll_directories", ())]
+        folders += [(d, "added at import time (os.add_dll_directory)") for d in self._dll_directories(b)]
         for folder, why in folders:
             cand = _join(folder, name)
             hit = self.layout.at_nocase.get(cand.lower())
@@ -685,6 +693,45 @@ class _Resolver:
         if dep.kind == "delay":
             reason = "delay-loaded: a call into it fails at run time" + (f"; {reason}" if reason else "")
         return self._finish(b, dep, tried, reason)
+
+    def _dll_directories(self, b: Binary) -> list[str]:
+        """The folders added at import time, those of ``b``'s own wheel first (wheels installed
+        together: its package is imported before the module loads, another only perhaps)."""
+        dirs = list(getattr(self.wheel, "dll_directories", ()))
+        origins = getattr(self.wheel, "origins", None) or {}
+        own = origins.get(b.path)
+        if own is None or len(dirs) < 2:
+            return dirs
+        if not hasattr(self, "_folder_origin"):
+            self._folder_origin = {}
+            for path, origin in origins.items():
+                self._folder_origin.setdefault(posixpath.dirname(path), origin)
+        return sorted(dirs, key=lambda d: self._folder_origin.get(d) != own)
+
+    @property
+    def _python_dlls(self) -> frozenset[str]:
+        """The versioned CPython DLLs (``python311.dll``, ``python313t.dll``) that the wheel's
+        version-specific tags load; empty when no tag names one (``py3-none``, ``abi3``: there
+        ``python3.dll`` is the one to import, and WA601 judges a versioned one)."""
+        if not hasattr(self, "_python_dll_names"):
+            names = set()
+            for tag in getattr(self.wheel, "tags", ()):
+                interp, _, rest = tag.partition("-")
+                abi = rest.partition("-")[0]
+                for i in interp.split("."):
+                    for a in abi.split("."):
+                        if i.startswith("cp3") and i[2:].isdigit() and a.startswith("cp3") and a != "abi3":
+                            names.add(f"python{i[2:]}{'t' if a.endswith('t') else ''}.dll")
+            self._python_dll_names = frozenset(names)
+        return self._python_dll_names
+
+    def _python_dll_fits(self, name: str) -> bool:
+        """Whether a CPython DLL an extension imports is one the interpreter of the wheel's tags
+        has loaded: ``python3.dll`` always, a versioned one only for its own version."""
+        low = name.lower()
+        if low == "python3.dll" or not low.startswith("python3") or not self._python_dlls:
+            return True
+        return low in self._python_dlls
 
     def resolve(self, b: Binary, s: Slice, dep: Dependency) -> Resolution:
         if b.format == "elf":

@@ -38,6 +38,9 @@ class Wheel:
     #: folders the wheel's packages add to the Windows DLL search when imported
     #: (:mod:`wheelaudit.archive.dll_directories`); read only for a wheel that ships PE binaries
     dll_directories: list[str] = field(default_factory=list)
+    #: DLL files the wheel's packages load by full path when imported (``ctypes.WinDLL``): each
+    #: then serves every import of its name (same module)
+    preloaded_dlls: list[str] = field(default_factory=list)
     #: the C++ consumer surface (CMake / pkg-config files, wheelaudit.surface); None when the wheel
     #: ships none of those files
     surface: Surface | None = None

@@ -99,10 +99,12 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
             oses = traits_from_tags(info.tags, info.version, name=info.name).os
             surface = read_surface(files, text_of, platform=next(iter(oses)) if len(oses) == 1 else None)
         dll_dirs: list[str] = []
-        if any(b.format == "pe" for b in libraries):  # (folders added to the DLL search at import time)
-            from wheelaudit.archive.dll_directories import dll_directories
+        preloaded: list[str] = []
+        if any(b.format == "pe" for b in libraries):  # (what the packages do to the DLL search when imported)
+            from wheelaudit.archive.dll_directories import import_time_loads
 
-            dll_dirs = dll_directories(files, text_of)
+            loads = import_time_loads(files, text_of)
+            dll_dirs, preloaded = loads.folders, loads.preloaded
     for b in libraries:
         if b.error:
             findings.append(Finding("WA001", f"{b.path}: {b.error}", subject=b.path, paths=[b.path]))
@@ -120,6 +122,7 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
         interest=interest,
         surface=surface,
         dll_directories=dll_dirs,
+        preloaded_dlls=preloaded,
         sizes=sizes,
         archive_size=archive_size,
     )

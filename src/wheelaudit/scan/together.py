@@ -209,6 +209,10 @@ def merge_wheels(wheels: Sequence[Wheel], *, digests: Digests | None = None) -> 
         members=list(wheels),
         surface=_merged_surface(wheels, sorted(files)),
         sizes=sizes,
+        # a folder a package adds to the DLL search at import time serves the whole process once
+        # that package is imported (torchvision imports torch, whose torch/lib it then loads from)
+        dll_directories=list(dict.fromkeys(d for w in wheels for d in w.dll_directories)),
+        preloaded_dlls=list(dict.fromkeys(d for w in wheels for d in w.preloaded_dlls)),
     )
     merged.findings += _cross_requirements(merged, wheels, labels)
     return merged
