@@ -61,6 +61,7 @@ def test_the_msvc_redistributable_must_ship():
     fs = check_linkage(w)
     assert codes(fs) == ["WA501", "WA501"]
     assert all("Visual C++ redistributable" in f.message for f in fs)
+    assert all("delvewheel repair" in f.hint and "allow-external" in f.hint for f in fs)
     # shipped beside the module: found, whatever the case of its name
     w = wheel([pe("pkg/_ext.pyd", ["MSVCP140.dll"]), pe("pkg/msvcp140.dll")])
     assert check_linkage(w) == []

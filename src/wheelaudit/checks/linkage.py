@@ -816,8 +816,13 @@ def _wa501(wheel, rules: _Rules, resolved: dict[str, dict[str, list[Resolution]]
         optional = any(g.match(name) or g.match(_basename(name)) for g in rules.optional)
         if optional:
             msg += " (declared optional in [linkage] optional: the binary has a fallback)"
+        hint = ""
+        if b.format == "pe" and policydata.windows_dll_origin(name, b.slices[0].arch if b.slices else "") == "redistributable":
+            hint = (f"ship {_basename(name)} in the wheel (delvewheel repair vendors it); a project whose install "
+                    f"instructions require the Visual C++ Redistributable declares that instead: "
+                    f"[linkage] allow-external = [\"{_basename(name).lower()}\"]")
         out.append(Finding("WA501", msg, subject=name, paths=paths, rule=RULE,
-                           severity_override="warning" if optional else None))
+                           severity_override="warning" if optional else None, hint=hint))
     return out
 
 
