@@ -219,3 +219,25 @@ def test_together_a_module_finds_its_own_wheels_copy_first():
     assert table["numpy/_ext.pyd"]["x86_64"]["msvcp140-ab12.dll"] == "numpy.libs/msvcp140-ab12.dll"
     assert table["pandas/_ext.pyd"]["x86_64"]["msvcp140-ab12.dll"] == "pandas.libs/msvcp140-ab12.dll"
     assert check_linkage(merged) == []
+
+
+def test_hostile_sources_are_read_without_failing():
+    """The import-time analysis reads text from the wheel: whatever it is, it answers (nothing,
+    when it cannot tell) and never raises or runs it."""
+    from hypothesis import given, settings, strategies as st
+
+    from wheelaudit.archive.dll_directories import read_source
+
+    deep = "import os\nos.add_dll_directory(" + "[" * 180 + "x" + "]" * 180 + ")\n"
+    chain = "import os\n" + "".join(f"a{i + 1} = a{i}\n" for i in range(20000)) + "os.add_dll_directory(a20000)\n"
+    loop = "import os\na = b\nb = a\nfor a in b:\n    os.add_dll_directory(a)\n"
+    for text in (deep, chain, loop, "add_dll_directory(" * 5000, "\x00add_dll_directory", "WinDLL(__file__)"):
+        assert read_source(text, "pkg/__init__.py").folders == []
+
+    @settings(max_examples=150, deadline=None)
+    @given(st.text(alphabet="os.path(join)dirname__file__,'\"lib/..\n add_dll_directory WinDLL=[]forin:x", max_size=300))
+    def anything(text):
+        loads = read_source(text, "pkg/__init__.py")
+        assert all(not p.startswith("..") for p in loads.folders + loads.preloaded)
+
+    anything()
