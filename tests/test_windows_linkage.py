@@ -181,6 +181,19 @@ if os.name == "nt":
 """
 
 
+def test_pathlib_and_nested_dirname_spellings():
+    pathlib_style = "from pathlib import Path\nimport os\nos.add_dll_directory(str(Path(__file__).parent / 'libs'))\n"
+    assert folders_in(pathlib_style, "pkg/__init__.py") == ["pkg/libs"]
+    resolved = "import os, pathlib\nhere = pathlib.Path(__file__).resolve().parent\nos.add_dll_directory(here.joinpath('bin'))\n"
+    assert folders_in(resolved, "pkg/__init__.py") == ["pkg/bin"]
+    up = "import os\nos.add_dll_directory(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'x.libs'))\n"
+    assert folders_in(up, "pkg/sub/__init__.py") == ["pkg/x.libs"]
+    loop = ("import os, ctypes\nfrom pathlib import Path\nlibs = Path(__file__).parent.parent / 'y.libs'\n"
+            "for name in os.listdir(libs):\n    ctypes.windll.kernel32.LoadLibraryExW(str(libs / name), None, 8)\n")
+    assert folders_in(loop, "y/__init__.py") == ["y.libs"]
+    assert folders_in("import os\nos.add_dll_directory(__file__)\n", "pkg/__init__.py") == []
+
+
 def test_only_what_reaches_the_loader_counts():
     # a folder built from __file__ but never handed to the loader adds nothing
     unrelated = ('import os\nos.add_dll_directory(os.environ.get("X", ""))\n'

@@ -14,8 +14,9 @@ say so at import time, in two ways this module reads:
 
 The sources are read as text, never run: the ``__init__.py`` files and the modules directly in a
 top-level package (``pkg/_distributor_init.py``). A path counts when it is built from the
-package's own folder — ``os.path.join(os.path.dirname(__file__), <literal parts>)``, with
-``os.pardir`` and ``".."`` climbing one folder, through any alias of ``os.path`` and through
+package's own folder — ``os.path.join(os.path.dirname(__file__), <literal parts>)`` or
+``pathlib.Path(__file__).parent / <literal part>``, with ``os.pardir``, ``".."`` and ``.parent``
+climbing one folder, through any alias of ``os.path`` and through
 names it is assigned to, lists and comprehensions it is put in and loops over them — and reaches one of those calls.
 A path built another way is not seen; its DLLs are then unresolved (WA501), and a rules file can
 allow them (``[linkage] allow-external``).
@@ -60,6 +61,24 @@ def _last(node: ast.AST) -> str:
     return ""
 
 
+#: the last part of a path that is the module's own file (``__file__``), not a folder
+_FILE = "<__file__>"
+
+
+def _parent(parts: tuple[str, ...]) -> tuple[str, ...]:
+    """``dirname`` / ``.parent``: the module's folder for its file, else one folder up."""
+    return parts[:-1] if parts and parts[-1] == _FILE else parts + ("..",)
+
+
+def _literal(node: ast.AST) -> str | None:
+    """A path part written in the source: a string, or ``os.pardir``."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if _last(node) == "pardir":
+        return ".."
+    return None
+
+
 class _Paths:
     """The paths (relative to the source's folder, as lists of parts) each expression of one
     module can hold, following assignments, lists and ``for`` loops (flow-insensitively)."""
@@ -84,44 +103,56 @@ class _Paths:
                 self.bound.setdefault(t.id, set()).update(paths)
 
     def of(self, node: ast.AST) -> set[tuple[str, ...]]:
+        """The paths ``node`` can hold: parts relative to the module's folder, the module file
+        itself ending in :data:`_FILE` (``__file__``, ``Path(__file__)``)."""
         if isinstance(node, ast.Name):
             if node.id == "__file__":
-                return set()
+                return {(_FILE,)}
             return set(self.bound.get(node.id, ()))
         if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
             return {p for e in node.elts for p in self.of(e)}
         if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
             return self.of(node.elt)  # (its loop variables are bound by the comprehension)
+        if isinstance(node, ast.Attribute) and node.attr == "parent":  # Path(...).parent
+            return {_parent(p) for p in self.of(node.value)}
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):  # Path(...) / "lib"
+            tail = _literal(node.right)
+            return {h + (tail,) for h in self.of(node.left) if _FILE not in h} if tail is not None else set()
         if not isinstance(node, ast.Call):
             return set()
         name = _last(node.func)
         if name == "filter" and len(node.args) == 2:
             return self.of(node.args[1])
-        if name == "dirname" and len(node.args) == 1 and isinstance(node.args[0], ast.Name) \
-                and node.args[0].id == "__file__":
-            return {()}
-        if name == "join" and node.args:
-            heads = self.of(node.args[0])
-            tail: list[str] = []
-            for arg in node.args[1:]:
-                if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
-                    tail.append(arg.value)
-                elif _last(arg) == "pardir":
-                    tail.append("..")
-                else:
+        if name == "dirname" and len(node.args) == 1:
+            return {_parent(p) for p in self.of(node.args[0])}
+        if name in ("join", "joinpath"):
+            if name == "join":
+                if not node.args:
                     return set()
-            return {h + tuple(tail) for h in heads}
-        if name in _THROUGH and len(node.args) == 1:
+                heads, rest = self.of(node.args[0]), node.args[1:]
+            else:  # Path(...).joinpath("lib", ...)
+                if not isinstance(node.func, ast.Attribute):
+                    return set()
+                heads, rest = self.of(node.func.value), node.args
+            tail = [_literal(arg) for arg in rest]
+            if any(t is None for t in tail):
+                return set()
+            return {h + tuple(tail) for h in heads if _FILE not in h}
+        if name in ("resolve", "absolute") and isinstance(node.func, ast.Attribute) and not node.args:
+            return self.of(node.func.value)  # Path(__file__).resolve()
+        if name in _THROUGH + ("Path", "PurePath", "WindowsPath", "PureWindowsPath") and len(node.args) == 1:
             return self.of(node.args[0])
         return set()
 
     def folder_of_file(self, node: ast.AST) -> set[tuple[str, ...]]:
-        """The folders of ``join(<folder>, <any name>)``: a DLL path whose name is not a literal
-        (delvewheel's loop over its folder's DLLs)."""
+        """The folders of ``join(<folder>, <any name>)`` or ``<folder> / <any name>``: a DLL path
+        whose name is not a literal (delvewheel's loop over its folder's DLLs)."""
         while isinstance(node, ast.Call) and _last(node.func) in _THROUGH and len(node.args) == 1:
             node = node.args[0]
         if isinstance(node, ast.Call) and _last(node.func) == "join" and len(node.args) >= 2:
             return self.of(node.args[0])
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):  # <folder> / name
+            return self.of(node.left)
         return set()
 
 
@@ -138,6 +169,8 @@ def read_source(source: str, path: str) -> ImportTimeLoads:
     here = posixpath.dirname(path)
 
     def add(into: list[str], parts: tuple[str, ...]) -> None:
+        if _FILE in parts:
+            return
         p = posixpath.normpath(posixpath.join(here, *parts))
         if not p.startswith("..") and p != "." and p not in into:
             into.append(p)
