@@ -1,4 +1,5 @@
-"""Shared plumbing of the ``scripts/regen_*.py`` data generators (stdlib + packaging only).
+"""Shared plumbing of the ``scripts/regen_*.py`` data generators and the ``scripts/gen_*.py``
+generated files (stdlib + packaging only).
 
 Every generated data file starts with a ``header`` object: where the data came from (``source``),
 the upstream version read (``upstream_version``), the UTC date it was generated and the command
@@ -83,3 +84,17 @@ def write_json(path: Path, data: dict) -> None:
         lines.append(f"  {json.dumps(key)}: {json.dumps(value, ensure_ascii=False, separators=(', ', ': '))}{comma}")
     lines.append("}")
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def write_generated(targets: dict[Path, str], script: str, check: bool) -> int:
+    """Write each generated file whose text differs (``targets``: path -> text); with ``check``
+    write nothing and exit 1 naming every stale file, for the tests and CI."""
+    stale = [p for p, text in targets.items() if not p.exists() or p.read_text(encoding="utf-8") != text]
+    if check:
+        for p in stale:
+            print(f"{p.relative_to(ROOT)} is out of date: run python scripts/{script}", file=sys.stderr)
+        return 1 if stale else 0
+    for p in stale:
+        p.write_text(targets[p], encoding="utf-8")
+        print(f"wrote {p.relative_to(ROOT)}")
+    return 0

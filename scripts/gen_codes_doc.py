@@ -12,7 +12,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "scripts"))
 
+from _regen_util import write_generated  # noqa: E402
 from wheelaudit.model.codes import CODES, families  # noqa: E402
 
 
@@ -38,15 +40,7 @@ def codes_page() -> str:
 def main(argv: list[str]) -> int:
     check = "--check" in argv
     targets = {ROOT / "docs" / "codes.md": codes_page()}
-    stale = [p for p, text in targets.items() if not p.exists() or p.read_text(encoding="utf-8") != text]
-    if check:
-        for p in stale:
-            print(f"{p.relative_to(ROOT)} is out of date: run python scripts/gen_codes_doc.py", file=sys.stderr)
-        return 1 if stale else 0
-    for p in stale:
-        p.write_text(targets[p], encoding="utf-8")
-        print(f"wrote {p.relative_to(ROOT)}")
-    return 0
+    return write_generated(targets, "gen_codes_doc.py", check)
 
 
 if __name__ == "__main__":

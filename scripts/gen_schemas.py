@@ -29,7 +29,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "scripts"))
 
+from _regen_util import write_generated  # noqa: E402
 from wheelaudit.model.codes import CODES, SEVERITIES, families  # noqa: E402
 from wheelaudit.ruleset.conditions import KNOWN_OS  # noqa: E402
 from wheelaudit.ruleset.format import CONFIG_BESIDE_RULES, KINDS, TABLES, Key, Table  # noqa: E402
@@ -264,15 +266,7 @@ def main(argv: list[str]) -> int:
     check = "--check" in argv
     targets = {OUT / "rules.schema.json": _text(rules_schema()), OUT / "config.schema.json": _text(config_schema()),
                DOC: _docs_page()}
-    stale = [p for p, text in targets.items() if not p.exists() or p.read_text(encoding="utf-8") != text]
-    if check:
-        for p in stale:
-            print(f"{p.relative_to(ROOT)} is out of date: run python scripts/gen_schemas.py", file=sys.stderr)
-        return 1 if stale else 0
-    for p in stale:
-        p.write_text(targets[p], encoding="utf-8")
-        print(f"wrote {p.relative_to(ROOT)}")
-    return 0
+    return write_generated(targets, "gen_schemas.py", check)
 
 
 if __name__ == "__main__":
