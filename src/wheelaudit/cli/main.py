@@ -98,10 +98,7 @@ def main(argv: list[str] | None = None) -> int:
         if _received:
             raise Signalled(_received[0])
         return code
-    except SettingError as exc:
-        _say(f"wheelaudit: error: {exc}")
-        return EXIT_USAGE
-    except UsageError as exc:
+    except (SettingError, UsageError, ScanFailed) as exc:
         _say(f"wheelaudit: error: {exc}")
         return EXIT_USAGE
     except RulesError as exc:
@@ -115,9 +112,6 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     except NotAWheel as exc:
         _say(f"wheelaudit: not a wheel: {exc}")
-        return EXIT_USAGE
-    except ScanFailed as exc:
-        _say(f"wheelaudit: error: {exc}")
         return EXIT_USAGE
     except Signalled as exc:
         _say(f"wheelaudit: stopped by {signal.Signals(exc.signum).name}")
