@@ -714,14 +714,17 @@ class _Resolver:
         version-specific tags load; empty when no tag names one (``py3-none``, ``abi3``: there
         ``python3.dll`` is the one to import, and WA601 judges a versioned one)."""
         if not hasattr(self, "_python_dll_names"):
+            from packaging.tags import parse_tag
+
             names = set()
-            for tag in getattr(self.wheel, "tags", ()):
-                interp, _, rest = tag.partition("-")
-                abi = rest.partition("-")[0]
-                for i in interp.split("."):
-                    for a in abi.split("."):
-                        if i.startswith("cp3") and i[2:].isdigit() and a.startswith("cp3") and a != "abi3":
-                            names.add(f"python{i[2:]}{'t' if a.endswith('t') else ''}.dll")
+            for text in getattr(self.wheel, "tags", ()):
+                try:
+                    tags = parse_tag(text)
+                except ValueError:
+                    continue
+                for t in tags:
+                    if t.interpreter.startswith("cp3") and t.interpreter[2:].isdigit() and t.abi.startswith("cp3"):
+                        names.add(f"python{t.interpreter[2:]}{'t' if t.abi.endswith('t') else ''}.dll")
             self._python_dll_names = frozenset(names)
         return self._python_dll_names
 
