@@ -673,8 +673,9 @@ class _Resolver:
         if origin in ("python", "api-set", "ucrt"):
             return Resolution(dep, "external", external=f"{name} ({_PE_ORIGINS[origin]})")
         for pre in getattr(self.wheel, "preloaded_dlls", ()):  # a DLL of that name already loaded
-            if _basename(pre).lower() == name.lower() and self.layout.at_nocase.get(pre.lower()) is not None:
-                return Resolution(dep, "inside", path=self.layout.at_nocase[pre.lower()].path)
+            hit = self.layout.at_nocase.get(pre.lower()) if _basename(pre).lower() == name.lower() else None
+            if hit is not None:
+                return Resolution(dep, "inside", path=hit.path)
         tried: list[str] = []
         folders = [(self.layout.directory(b), "the importing file's folder")]
         folders += [(d, "added at import time (os.add_dll_directory)") for d in self._dll_directories(b)]
