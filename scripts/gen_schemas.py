@@ -36,7 +36,7 @@ from wheelaudit.model.codes import CODES, SEVERITIES, families  # noqa: E402
 from wheelaudit.ruleset.conditions import KNOWN_OS  # noqa: E402
 from wheelaudit.ruleset.format import CONFIG_BESIDE_RULES, KINDS, TABLES, Key, Table  # noqa: E402
 from wheelaudit.ruleset.globs import MAX_PATTERN_LENGTH  # noqa: E402
-from wheelaudit.ruleset.load import SIZE_UNITS, _DIST_NAME_RE  # noqa: E402
+from wheelaudit.ruleset.load import SIZE_UNITS, DIST_NAME_RE  # noqa: E402
 
 DRAFT = "http://json-schema.org/draft-07/schema#"
 BASE = "https://wheelaudit.invalid/schemas/"
@@ -102,7 +102,7 @@ OS_GLOB: Schema = {**NOT_GLOB, "anyOf": [
 ]}
 SYMBOL: Schema = {"type": "string", "pattern": r"^\S(?:[\s\S]*\S)?$", "maxLength": MAX_PATTERN_LENGTH,
                   "not": {"pattern": r"^\*+$"}}
-DIST_NAME: Schema = {"type": "string", "pattern": "^" + _DIST_NAME_RE.pattern + "$"}
+DIST_NAME: Schema = {"type": "string", "pattern": "^" + DIST_NAME_RE.pattern + "$"}
 SIZE: Schema = {"anyOf": [
     {"type": "integer", "minimum": 0},
     {"type": "string", "pattern": r"^\s*\d+(?:\.\d+)?\s*(?:" + "|".join(SIZE_UNITS) + r")\s*$"},

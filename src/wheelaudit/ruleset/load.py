@@ -1021,7 +1021,8 @@ _LIMITS_KEYS = TABLES["limits"].names
 _FILE_GLOB_KEYS = TABLES["limits.file-glob"].names
 _WAIVE_KEYS = TABLES["waive"].names
 
-_DIST_NAME_RE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
+#: a distribution name as PEP 508 writes it (also the JSON Schemas' pattern, scripts/gen_schemas.py)
+DIST_NAME_RE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
 
 
 def _array_of_tables(ctx: _Ctx, data: Mapping[str, Any], key: str, lenient: bool = False) -> list[dict[str, Any]]:
@@ -1216,7 +1217,7 @@ def _parse_metadata(ctx: _Ctx, i: int, value: dict[str, Any]) -> MetadataRule:
     require: list[str] = []
     if "require" in t:
         for n in ctx.strings(t["require"], p + ("require",), "distribution names"):
-            if not _DIST_NAME_RE.fullmatch(n):
+            if not DIST_NAME_RE.fullmatch(n):
                 raise ctx.error(p + ("require",), f'"{n}" is not a valid distribution name')
             require.append(_canonical_glob(n))
     return MetadataRule(
@@ -1245,7 +1246,7 @@ def _parse_linkage(ctx: _Ctx, value: Any) -> LinkageRule:
             )
         for dist, globs in pb.items():
             dpath = p + ("provided-by", dist)
-            if not _DIST_NAME_RE.fullmatch(dist):
+            if not DIST_NAME_RE.fullmatch(dist):
                 raise ctx.error(dpath, f'"{dist}" is not a valid distribution name')
             provided[dist] = ctx.globs(globs, dpath, cross_slash=True)
     return LinkageRule(
