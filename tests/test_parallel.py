@@ -176,11 +176,19 @@ class _Stream(io.StringIO):
         return self.tty
 
 
-def test_progress_only_on_a_tty():
+@pytest.fixture
+def bar_allowed(monkeypatch):
+    """The environment of a person at a terminal, whatever the environment the suite runs in
+    (a CI runner sets ``CI``, which keeps the bar off unless ``WHEELAUDIT_PROGRESS=1``)."""
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.setenv("WHEELAUDIT_PROGRESS", "1")
+    monkeypatch.setenv("TERM", "xterm")
+
+
+def test_progress_only_on_a_tty(bar_allowed):
     for tty in (False, True):
         out = _Stream(tty)
         with Progress(100, "scanning x.whl", stream=out, delay=0) as bar:
-            bar.last = -1.0
             bar.advance(50)
         text = out.getvalue()
         if tty:
@@ -189,14 +197,23 @@ def test_progress_only_on_a_tty():
             assert text == ""
 
 
-def test_progress_waits_for_long_work():
+def test_progress_waits_for_long_work(bar_allowed):
     out = _Stream(True)
     with Progress(100, "x", stream=out) as bar:  # the default delay: a second
         bar.advance(100)
     assert out.getvalue() == ""
 
 
-def test_progress_can_be_switched_off(monkeypatch):
+def test_progress_is_off_where_ci_is_set(bar_allowed, monkeypatch):
+    monkeypatch.setenv("CI", "true")
+    monkeypatch.delenv("WHEELAUDIT_PROGRESS")
+    out = _Stream(True)
+    with Progress(100, "x", stream=out, delay=0) as bar:
+        bar.advance(100)
+    assert out.getvalue() == ""
+
+
+def test_progress_can_be_switched_off(bar_allowed, monkeypatch):
     monkeypatch.setenv("WHEELAUDIT_PROGRESS", "0")
     out = _Stream(True)
     with Progress(100, "x", stream=out, delay=0) as bar:

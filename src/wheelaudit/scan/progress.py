@@ -162,7 +162,7 @@ class Progress:
         self.done = 0
         self.start = time.monotonic() if self.display.since is None else self.display.since
         self.delay = _delay() if delay is None and self.enabled else (delay or 0.0)
-        self.last = 0.0
+        self.last = float("-inf")  # (when last drawn: the first draw waits only for the delay)
         self.drawn = False
 
     def advance(self, n: int) -> None:
