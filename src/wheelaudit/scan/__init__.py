@@ -40,14 +40,10 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
     one per core, and in-process for a small wheel; 1: in-process; where ``os.fork`` is missing,
     always in-process). ``timeout`` bounds the reading of one binary, in seconds (default:
     $WHEELAUDIT_BINARY_TIMEOUT, else 120); a binary that takes longer is reported as WA001.
-<<<<<<< HEAD
-    ``progress``: a bar on standard error (default: when it is a terminal). ``source``: the
-    wheel already opened (an installed distribution, :mod:`wheelaudit.archive.installed`), whose
-    ``members`` are what is read and ``files()`` what the wheel holds; it is closed here.
-=======
     ``progress``: a bar on standard error (default: when it is a terminal and not a CI run's,
-    see :mod:`wheelaudit.scan.progress`).
->>>>>>> ca5151f (Progress bar: off where CI is set or TERM=dumb (WHEELAUDIT_PROGRESS=1 forces it on a terminal), fits the terminal's width, erased on a signal too; WHEELAUDIT_PROGRESS_DELAY; -q/--quiet and -v/--verbose on every command)
+    see :mod:`wheelaudit.scan.progress`). ``source``: the wheel already opened (an installed
+    distribution, :mod:`wheelaudit.archive.installed`), whose ``members`` are what is read and
+    ``files()`` what the wheel holds; it is closed here.
 
     Raises :class:`wheelaudit.archive.NotAWheel` when ``path`` is not a wheel and
     :class:`ScanFailed` when a worker process dies; every other problem (an unreadable binary,
