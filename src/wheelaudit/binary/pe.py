@@ -48,9 +48,10 @@ import sys
 from array import array
 from bisect import bisect_right
 from collections.abc import Sequence
+from itertools import accumulate
 
-from wheelaudit.model.binary import Dependency, Slice, Symbol
-from wheelaudit.model.binary import make_symbol
+from wheelaudit.model.binary import Dependency, Slice
+from wheelaudit.binary.symbols import SymbolTable, symbol_code
 from wheelaudit.binary import Buffer, MalformedBinary, find_strings
 
 __all__ = ["parse", "MACHINES"]
@@ -127,6 +128,10 @@ class _Image:
 
     def cstring(self, rva: int, what: str) -> str:
         """The NUL-terminated string at ``rva``, within its section's file bytes."""
+        return self.cbytes(rva, what).decode("utf-8", "backslashreplace")
+
+    def cbytes(self, rva: int, what: str) -> bytes:
+        """The bytes of the NUL-terminated string at ``rva``, within its section's file bytes."""
         sec = self.section(rva)
         if sec is not None:
             va, end, raw, _ = sec
@@ -139,7 +144,7 @@ class _Image:
         if nul < 0:
             raise MalformedBinary(f"{what} at RVA 0x{rva:x} has no terminating NUL within its section")
         self.spend(nul - off)
-        return bytes(self.data[off:nul]).decode("utf-8", "backslashreplace")
+        return bytes(self.data[off:nul])
 
     def spend(self, n: int) -> None:
         self.name_budget -= n + 1
@@ -268,7 +273,7 @@ def _exports(img: _Image, directory: tuple[int, int], s: Slice) -> None:
     if not n_funcs:
         return
     eat = _u32_array(data, img.offset(eat_rva, 4 * n_funcs, "export address table"), n_funcs)
-    names: dict[int, str] = {}
+    names: dict[int, bytes] = {}
     if n_names:
         name_ptrs = _u32_array(data, img.offset(names_rva, 4 * n_names, "export name table"), n_names)
         ordinals = _u16_array(data, img.offset(ords_rva, 2 * n_names, "export ordinal table"), n_names)
@@ -288,29 +293,32 @@ def _exports(img: _Image, directory: tuple[int, int], s: Slice) -> None:
                     budget -= nul - at + 1
                     if budget < 0:
                         raise MalformedBinary(f"the names of the image's tables total more than {MAX_NAME_BYTES:,} bytes")
-                    names[idx] = blob[at:nul].decode("utf-8", "backslashreplace")
+                    names[idx] = blob[at:nul]
             img.name_budget = max(budget, 0)
         else:
             for ptr, idx in zip(name_ptrs, ordinals):
                 if idx not in names:
-                    names[idx] = img.cstring(ptr, "export name")
-    exports: list[Symbol] = []
+                    names[idx] = img.cbytes(ptr, "export name")
+    # a compact table (as ELF and Mach-O symbols are kept): the names joined, one type byte each
+    kept: list[bytes] = []
+    codes = bytearray()
     forwarders: dict[str, str] = {}
     dir_end = dir_rva + dir_size
     code = [(sec[0], sec[1]) for sec in img.sections if sec[3] & (IMAGE_SCN_CNT_CODE | IMAGE_SCN_MEM_EXECUTE)]
     lo, hi = code[0] if code else (0, 0)  # the first code section (.text) holds nearly every function
     executable = img.executable
-    make = make_symbol
+    func, data_ = symbol_code("global", "func"), symbol_code("global", "data")
     for idx, rva in enumerate(eat):
         if not rva:
             continue  # an unused ordinal slot
-        name = names.get(idx) or f"#{base_ordinal + idx}"
+        name = names.get(idx) or f"#{base_ordinal + idx}".encode("ascii")
         if dir_rva <= rva < dir_end:
-            forwarders[name] = img.cstring(rva, "export forwarder")
+            forwarders[name.decode("utf-8", "backslashreplace")] = img.cstring(rva, "export forwarder")
         else:
-            kind = "func" if (lo <= rva < hi or executable(rva)) else "data"
-            exports.append(make(name, "global", kind, None, None if name[:1] == "?" or name[:2] == "_Z" else name))
-    s.exports = exports
+            kept.append(name)
+            codes.append(func if (lo <= rva < hi or executable(rva)) else data_)
+    offsets = array("Q", accumulate((len(n) + 1 for n in kept[:-1]), initial=0)) if kept else array("Q")
+    s.exports = SymbolTable(b"\0".join(kept) + b"\0" if kept else b"", offsets, bytes(codes), ascending=True)
     s.forwarders = forwarders
 
 

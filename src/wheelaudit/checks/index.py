@@ -180,7 +180,7 @@ def narrow(table: SymbolTable, interest: Interest, keep_all: bool = False) -> Sy
     ``keep_all`` or the interest covers every name, only the entries that can be candidates:
     an index over the result finds what one over ``table`` finds, in the same order."""
     hits = locate(table, interest.hints)
-    if keep_all or interest.everything:
+    if keep_all or interest.everything or _decorated(table):  # (MSVC names: found by their bare hints)
         table.hits = hits
         return table
     kept: set[int] = set()
@@ -196,6 +196,12 @@ def narrow(table: SymbolTable, interest: Interest, keep_all: bool = False) -> Sy
     sub.hits = {h: {new[i] for i in got} for h, got in hits.items()}
     sub.narrowed = True
     return sub
+
+
+def _decorated(table: SymbolTable) -> bool:
+    """Whether a name of ``table`` is MSVC-decorated (``?...``: a PE's)."""
+    blob = table.blob
+    return blob[:1] == b"?" or b"\0?" in blob
 
 
 class _JoinedNames:
@@ -260,7 +266,7 @@ class SymbolIndex:
             want.add(plain)
             if mangled:
                 want.add(_selective(mangled))
-                if self._names is not None and self._has_msvc():
+                if self._has_msvc():
                     want.add(_msvc_hints((_selective(mangled),))[0].encode("ascii"))
         self._locate([h for h in want if h and h not in self._hits])
 
@@ -297,13 +303,16 @@ class SymbolIndex:
             else:
                 t = self._table
                 blob, offs = t.blob, t.offsets
-                lead = b"__Z" if t.underscore else b"_Z"
+                lead = (b"__Z",) if t.underscore else (b"_Z", b"?") if self._has_msvc() else (b"_Z",)
                 self._mangled = [i for i in range(t.raw_count) if blob.startswith(lead, offs[i])]
         return self._mangled
 
     def _has_msvc(self) -> bool:
         if self._msvc is None:
-            self._msvc = any(n[:1] == "?" for n in self._names or ())
+            if self._table is not None:
+                self._msvc = not self._table.underscore and _decorated(self._table)
+            else:
+                self._msvc = any(n[:1] == "?" for n in self._names or ())
         return self._msvc
 
     def _raw(self, i: int) -> bytes:
@@ -326,15 +335,15 @@ class SymbolIndex:
                 raw = self._raw(i)
                 if all(h in raw for h in others):
                     out.add(i)
-        if self._names is not None and self._has_msvc():
+        if self._has_msvc():
             # MSVC names spell each identifier bare (``register_backend@runtime@executorch@@``):
             # the names holding the bare form of the rarest hint, then the others checked on them
-            bare = _msvc_hints(mangled)
-            names = self._names
+            bare = [h.encode("ascii") for h in _msvc_hints(mangled)]
             for i in self._entries(_msvc_hints((rarest,))[0].encode("ascii")):
-                n = names[i]
-                if n[:1] == "?" and i not in out and all(h in n for h in bare):
-                    out.add(i)
+                if i not in out:
+                    raw = self._raw(i)
+                    if raw[:1] == b"?" and all(h in raw for h in bare):
+                        out.add(i)
         return out
 
     # ---- lookups ---------------------------------------------------------------------------
