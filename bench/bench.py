@@ -52,6 +52,7 @@ SEED = Path("/tmp/realwheels")
 #: name -> (requirement, platform tag for pip, glob of the file pip saves)
 CORPUS = {
     "torch-linux": ("torch==2.13.0", "manylinux_2_28_x86_64", "torch-2.13.0*manylinux*x86_64.whl"),
+    "torch-cuda": ("torch==2.14.1", "manylinux_2_28_x86_64", "torch-2.14.1*manylinux*x86_64.whl"),
     "torch-macos": ("torch==2.14.1", "macosx_14_0_arm64", "torch-2.14.1*macosx_14_0_arm64.whl"),
     "numpy-linux": ("numpy==2.4.6", "manylinux_2_28_x86_64", "numpy-2.4.6*manylinux*x86_64.whl"),
     "numpy-macos": ("numpy==2.4.6", "macosx_14_0_arm64", "numpy-2.4.6*macosx_14_0_arm64.whl"),
@@ -60,7 +61,7 @@ CORPUS = {
     "torch-windows": ("torch==2.14.1", "win_amd64", "torch-2.14.1*win_amd64.whl"),
 }
 #: the wheels the issues' targets are about
-TORCH = ("torch-linux", "torch-macos", "torch-windows")
+TORCH = ("torch-linux", "torch-cuda", "torch-macos", "torch-windows")
 LLVM_NM = next((p for p in ("/usr/lib/llvm-14/bin/llvm-nm", shutil.which("llvm-nm") or "") if p and Path(p).exists()), None)
 
 
