@@ -16,6 +16,8 @@ from wheelaudit.model.report import Report
 from wheelaudit.ruleset.load import Ruleset, load_rules
 from wheelaudit.model.wheel import Wheel
 from wheelaudit.scan import scan
+from wheelaudit.scan.optional import find_optional_modules
+from wheelaudit.checks.linkage import optional_candidates
 
 PathLike = Union[str, "os.PathLike[str]"]
 FailOn = Literal["error", "warning"]
@@ -77,7 +79,15 @@ def audit_wheels(wheels: Sequence[Wheel], ruleset: Ruleset | None, *, select: It
     results, libraries = [], []
     for w in wheels:
         ctx = Context(w, ruleset)  # one evaluation: the findings and the report's library facts
-        results.append((w, evaluate(w, ruleset, today=today, context=ctx)))
+        findings = evaluate(w, ruleset, today=today, context=ctx)
+        if w.optional_modules is None:
+            # a load error of an extension module the package can do without is a warning: which
+            # modules those are is read from the wheel's sources, only when such an error is found
+            named = optional_candidates(w, findings)
+            w.optional_modules = find_optional_modules(w, named) if named else {}
+            if w.optional_modules:
+                findings = evaluate(w, ruleset, today=today, context=ctx)
+        results.append((w, findings))
         libraries.append(describe_libraries(w, ruleset, context=ctx))
     if overrides:
         for _, findings in results:

@@ -820,8 +820,13 @@ def _wa501(wheel, rules: _Rules, resolved: dict[str, dict[str, list[Resolution]]
         optional = any(g.match(name) or g.match(_basename(name)) for g in rules.optional)
         if optional:
             msg += " (declared optional in [linkage] optional: the binary has a fallback)"
+        elif (guard := _optional_needers(wheel, paths)) is not None:
+            optional = True
+            msg += f" ({guard})"
         hint = ""
-        if b.format == "pe" and policydata.windows_dll_origin(name, b.slices[0].arch if b.slices else "") == "redistributable":
+        if optional:
+            hint = "nothing is required: the package runs without it; vendor the library to make the module usable"
+        elif b.format == "pe" and policydata.windows_dll_origin(name, b.slices[0].arch if b.slices else "") == "redistributable":
             hint = (f"ship {_basename(name)} in the wheel (delvewheel repair vendors it); a project whose install "
                     f"instructions require the Visual C++ Redistributable declares that instead: "
                     f"[linkage] allow-external = [\"{_basename(name).lower()}\"]")
@@ -864,7 +869,36 @@ def _python_version(tags) -> str:
     return f"{major}.{minor}"
 
 
-def _wa505_table(resolved: dict[str, dict[str, list[Resolution]]], rules: _Rules) -> list[Finding]:
+#: the codes of a load error that an optional extension module's fallback makes harmless
+LOAD_ERRORS = ("WA501", "WA505")
+
+
+def optional_candidates(wheel, findings: list[Finding]) -> list[str]:
+    """The extension modules among the binaries that the unwaived load errors (WA501, WA505) of
+    ``findings`` name: those whose being optional would change a verdict."""
+    from wheelaudit.checks.extension import is_extension_module
+
+    named = {p for f in findings if f.code in LOAD_ERRORS and f.severity == "error" and not f.waived for p in f.paths}
+    return sorted(b.path for b in wheel.libraries if b.path in named and is_extension_module(b))
+
+
+def _optional_needers(wheel, paths: list[str]) -> str | None:
+    """When every binary of ``paths`` is an optional extension module (``Wheel.optional_modules``),
+    the words that say so, else None."""
+    known = getattr(wheel, "optional_modules", None) or {}
+    if not paths or not all(p in known for p in paths):
+        return None
+    where = ", ".join(dict.fromkeys(known[p] for p in paths))
+    return (f"optional: the package imports {'it' if len(paths) == 1 else 'each of them'} only where a failed "
+            f"import is caught, as at {where}, and runs without {'it' if len(paths) == 1 else 'them'}")
+
+
+def _optional_hint(dist: str) -> str:
+    return (f"nothing is required: the package runs without it; to let users have it, offer an extra "
+            f"(Requires-Dist: {dist}; extra == \"...\")")
+
+
+def _wa505_table(wheel, resolved: dict[str, dict[str, list[Resolution]]], rules: _Rules) -> list[Finding]:
     """One WA505 per distribution the provider table names but the wheel does not require:
     every library it would provide, every binary that needs one."""
     need: dict[str, tuple[list[str], list[str], str]] = {}
@@ -880,17 +914,23 @@ def _wa505_table(resolved: dict[str, dict[str, list[Resolution]]], rules: _Rules
     def optional(lib: str) -> bool:
         return any(g.match(lib) or g.match(_basename(lib)) for g in rules.optional)
 
-    return [Finding("WA505", f"{examples(paths, 2)} need{'s' if len(paths) == 1 else ''} {examples(libs, 6)}, "
-                             f"{note}: `pip install` of this wheel alone leaves them unloadable; add "
-                             f"Requires-Dist: {dist}", subject=dist, paths=paths, symbols=[], rule=RULE,
-                    hint=f"add Requires-Dist: {dist} (with the version range the wheel was built against)",
-                    severity_override="warning" if all(optional(lib) for lib in libs) else None)
-            for dist, (libs, paths, note) in need.items()]
+    out = []
+    for dist, (libs, paths, note) in need.items():
+        guard = _optional_needers(wheel, paths)
+        out.append(Finding(
+            "WA505", f"{examples(paths, 2)} need{'s' if len(paths) == 1 else ''} {examples(libs, 6)}, "
+                     f"{note}: `pip install` of this wheel alone leaves them unloadable"
+                     + (f" ({guard})" if guard else f"; add Requires-Dist: {dist}"),
+            subject=dist, paths=paths, symbols=[], rule=RULE,
+            hint=_optional_hint(dist) if guard else
+            f"add Requires-Dist: {dist} (with the version range the wheel was built against)",
+            severity_override="warning" if guard or all(optional(lib) for lib in libs) else None))
+    return out
 
 
 def _wa505(wheel, resolved: dict[str, dict[str, list[Resolution]]], rules: _Rules) -> list[Finding]:
     plain, extra_only = _required_dists(wheel)
-    out: list[Finding] = _wa505_table(resolved, rules)
+    out: list[Finding] = _wa505_table(wheel, resolved, rules)
     for path, per_arch in resolved.items():
         need: dict[str, list[str]] = {}
         for rs in per_arch.values():
@@ -906,11 +946,13 @@ def _wa505(wheel, resolved: dict[str, dict[str, list[Resolution]]], rules: _Rule
             extra = extra_only.get(cname)
             why = (f"the wheel requires {dist} only with extra {', '.join(sorted(set(extra)))}" if extra
                    else f"the wheel's METADATA has no Requires-Dist: {dist}")
+            guard = _optional_needers(wheel, [path])
             out.append(Finding(
                 "WA505",
-                f"{path} needs {examples(deps, 4)}, provided by the distribution {dist} (provided-by), but {why};"
-                f" add Requires-Dist: {dist}",
-                subject=path, paths=[path], rule=RULE))
+                f"{path} needs {examples(deps, 4)}, provided by the distribution {dist} (provided-by), but {why}"
+                + (f" ({guard})" if guard else f"; add Requires-Dist: {dist}"),
+                subject=path, paths=[path], rule=RULE, severity_override="warning" if guard else None,
+                hint=_optional_hint(dist) if guard else ""))
     return out
 
 

@@ -41,6 +41,10 @@ class Wheel:
     #: DLL files the wheel's packages load by full path when imported (``ctypes.WinDLL``): each
     #: then serves every import of its name (same module)
     preloaded_dlls: list[str] = field(default_factory=list)
+    #: extension modules the wheel's Python code imports only where a failed import is caught
+    #: (:mod:`wheelaudit.archive.import_guards`): path -> where (``pkg/mod.py:12``). None: not
+    #: looked at (it is looked at only for a module a load error names, see ``api.audit_wheels``)
+    optional_modules: dict[str, str] | None = None
     #: the C++ consumer surface (CMake / pkg-config files, wheelaudit.surface); None when the wheel
     #: ships none of those files
     surface: Surface | None = None
