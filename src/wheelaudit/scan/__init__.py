@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from wheelaudit.archive import MemberData, MemberReader, WheelSource, open_wheel
 from wheelaudit.ruleset.conditions import traits_from_tags
@@ -17,6 +19,10 @@ from wheelaudit.scan.plan import plan
 from wheelaudit.scan.pool import Outcome, Pool, ScanFailed, can_fork, default_jobs
 from wheelaudit.settings import flag
 from wheelaudit.scan.read import binary_timeout, read_member
+
+if TYPE_CHECKING:
+    from wheelaudit.archive.dll_directories import ImportTimeLoads
+    from wheelaudit.surface import Surface
 
 __all__ = ["scan", "Wheel", "ScanFailed", "binary_timeout", "default_jobs", "PARALLEL_MIN_BYTES", "FORCE_WORKERS_ENV"]
 
@@ -64,12 +70,16 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
             njobs = max(1, jobs)
         trace(f"reading {p}: {len(members)} members")
         bar = Progress(total, f"scanning {p.name}", enabled=progress)
+        texts: _Texts | None = None
         with bar:
             if njobs > 1 and len(members) > 1 and can_fork():
                 with Pool(source, needles, interest, bound, njobs, bar.advance) as pool:
                     pool.start(plan(members))
-                    info = source.info  # (WHEEL, METADATA and RECORD read while the workers read)
+                    # (read while the workers read: WHEEL, METADATA, RECORD, and the text files the
+                    # checks need, so that the work after the pool is only what needs its facts)
+                    info = source.info
                     record = source.record_checker()
+                    texts = _read_texts(source, info, pe=_names_pe(members))
                     outcome = pool.run()
             else:
                 info = source.info
@@ -82,25 +92,14 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
             if binary is not None:
                 libraries.append(binary)
         findings = list(info.problems) + record.finish()
+        if texts is None or (texts.loads is None and any(b.format == "pe" for b in libraries)):
+            texts = _read_texts(source, info, pe=any(b.format == "pe" for b in libraries))
         files = source.files()
         sizes = {m.path: (m.compressed, m.size) for m in members}
         archive_size = os.stat(p).st_size if source.is_zip else None
-        def text_of(member: str) -> str | None:
-            return source.read_text(member)[0]
-
-        surface = None
-        if any(f.endswith((".cmake", ".pc")) for f in files):  # (the C++ consumer surface: issue #24)
-            from wheelaudit.surface import read_surface
-
-            oses = traits_from_tags(info.tags, info.version, name=info.name).os
-            surface = read_surface(files, text_of, platform=next(iter(oses)) if len(oses) == 1 else None)
-        dll_dirs: list[str] = []
-        preloaded: list[str] = []
-        if any(b.format == "pe" for b in libraries):  # (what the packages do to the DLL search when imported)
-            from wheelaudit.archive.dll_directories import import_time_loads
-
-            loads = import_time_loads(files, text_of)
-            dll_dirs, preloaded = loads.folders, loads.preloaded
+        surface = texts.surface
+        dll_dirs = texts.loads.folders if texts.loads is not None else []
+        preloaded = texts.loads.preloaded if texts.loads is not None else []
     for b in libraries:
         if b.error:
             findings.append(Finding("WA001", f"{b.path}: {b.error}", subject=b.path, paths=[b.path]))
@@ -124,6 +123,38 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
     )
     trace_read(wheel)  # (--verbose)
     return wheel
+
+
+@dataclass
+class _Texts:
+    surface: Surface | None  # the C++ consumer surface (issue #24), when the wheel has such files
+    loads: ImportTimeLoads | None  # what the packages do to the DLL search when imported (PE only)
+
+
+def _names_pe(members) -> bool:
+    return any(m.path.lower().endswith((".dll", ".pyd", ".exe")) for m in members)
+
+
+def _read_texts(source: WheelSource, info, pe: bool) -> _Texts:
+    """The facts the wheel's text files give: its consumer surface and, for a wheel with PE
+    binaries (``pe``), its import-time DLL folders and preloads."""
+    files = source.files()
+
+    def text_of(member: str) -> str | None:
+        return source.read_text(member)[0]
+
+    surface = None
+    if any(f.endswith((".cmake", ".pc")) for f in files):
+        from wheelaudit.surface import read_surface
+
+        oses = traits_from_tags(info.tags, info.version, name=info.name).os
+        surface = read_surface(files, text_of, platform=next(iter(oses)) if len(oses) == 1 else None)
+    loads = None
+    if pe:
+        from wheelaudit.archive.dll_directories import import_time_loads
+
+        loads = import_time_loads(files, text_of)
+    return _Texts(surface, loads)
 
 
 def _read_inline(reader: MemberReader, members, needles, interest, timeout, progress) -> Outcome:
