@@ -591,3 +591,14 @@ def test_locate_in_order_equals_brute_force(names, needles, picks, order):
     # the same table told its offsets are out of order: the other way, the same answer
     unordered = SymbolTable(blob, offsets, bytes(len(offsets)), unique=False, ascending=False)
     assert locate(unordered, needles) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet=st.sampled_from("ab_\x00é?Z"), max_size=6), max_size=12),
+       st.lists(st.integers(min_value=0, max_value=80), max_size=12), st.booleans(), st.booleans())
+def test_symbol_table_names_are_its_symbols_names(strings, offsets, underscore, unique):
+    # any blob and any offsets (merged tails, repeats, past the end): names() is each entry's name
+    blob = "\0".join(strings).encode()
+    t = SymbolTable(blob, offsets, bytes(symbol_code("global", "func") for _ in offsets),
+                    underscore=underscore, unique=unique)
+    assert t.names() == [s.name for s in t]
