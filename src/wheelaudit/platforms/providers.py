@@ -104,6 +104,13 @@ def _holds(marker: Marker | None, env: dict[str, str], extra: str) -> bool:
         return False
 
 
+@lru_cache(maxsize=1 << 16)
+def _applies(text: str, env: tuple[tuple[str, str], ...], extra: str) -> bool:
+    """:func:`_holds` for the requirement line ``text`` in the environment ``env`` (its items):
+    evaluated once, since the same lines are walked for every library asked about."""
+    return _holds(_requirement(text).marker, dict(env), extra)
+
+
 def _library_key(name: str, family: str) -> str:
     base = name.rsplit("/", 1)[-1].rsplit("\\", 1)[-1]
     return base.lower() if family.startswith("windows-") else base
@@ -157,6 +164,7 @@ def _routes(name: str, extras: frozenset[str], specifier: SpecifierSet | None, l
     if dist.get("kind") != "meta" and not transitive:
         return []
     out = []
+    env_items = tuple(sorted(env.items()))
     for version in _versions_for(dist, family, specifier):
         for text in dist["requires"].get(family, {}).get(version, []):
             try:
@@ -164,9 +172,9 @@ def _routes(name: str, extras: frozenset[str], specifier: SpecifierSet | None, l
             except InvalidRequirement:
                 continue
             for extra in sorted(extras | {""}):
-                if not _holds(req.marker, env, extra):
+                if not _applies(text, env_items, extra):
                     continue
-                if extra and _holds(req.marker, env, ""):
+                if extra and _applies(text, env_items, ""):
                     continue  # applies without the extra: found with extra ""
                 step = f"{key}[{extra}]" if extra else key
                 for path, shipper, found, trans in _routes(
