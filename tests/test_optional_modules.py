@@ -50,9 +50,10 @@ def _wheel(tmp_path: Path, pool: bytes, sources: dict[str, str]) -> Path:
     return write_dist_wheel(tmp_path / f"opt-1.0-{TAG}.whl", members, TAG, "opt", "1.0", meta)
 
 
-def _check(wheel: Path) -> tuple[int, list[dict]]:
+
+def _check(wheel: Path, *more: str) -> tuple[int, list[dict]]:
     assert WHEELAUDIT, "the wheelaudit command is not installed beside this Python"
-    p = subprocess.run([WHEELAUDIT, "check", str(wheel), "--select", "WA501", "--format", "json"],
+    p = subprocess.run([WHEELAUDIT, "check", str(wheel), *more, "--select", "WA501", "--format", "json"],
                        capture_output=True, text=True, timeout=120)
     assert p.returncode in (0, 1), p.stderr
     return p.returncode, [f for w in json.loads(p.stdout)["wheels"] for f in w["findings"]]
@@ -85,6 +86,19 @@ def test_one_unguarded_import_keeps_the_error(tmp_path, pool_module, other):
     assert code == 1
     [f] = found
     assert f["severity"] == "error" and "optional" not in f["message"]
+
+
+def test_together_each_module_is_judged_by_its_own_wheel(tmp_path, pool_module):
+    sys.path.insert(0, str(FIXTURES))
+    try:
+        from make_wheels import write_dist_wheel
+    finally:
+        sys.path.remove(str(FIXTURES))
+    other = write_dist_wheel(tmp_path / "b" / "other-2.0-py3-none-any.whl", {"other/__init__.py": b"x = 1\n"},
+                             "py3-none-any", "other", "2.0", b"Metadata-Version: 2.1\nName: other\nVersion: 2.0\n\n")
+    guarded = _wheel(tmp_path / "a", pool_module, {"opt/threads.py": GUARDED})
+    code, found = _check(guarded, str(other), "--together")
+    assert code == 0 and [f["severity"] for f in found] == ["warning"] and "opt/threads.py:2" in found[0]["message"]
 
 
 def test_a_module_nothing_imports_keeps_the_error(tmp_path, pool_module):

@@ -13,12 +13,20 @@ from wheelaudit.model.wheel import Wheel
 
 def find_optional_modules(wheel: Wheel, modules: Iterable[str]) -> dict[str, str]:
     """Of ``modules`` (extension modules of ``wheel``), the optional ones: path -> where a
-    guarded import of it is (``pkg/mod.py:12``). Empty for wheels audited together or installed
-    (``--together``, ``--env``: their sources are not read again) and for a wheel that can no
-    longer be read."""
+    guarded import of it is (``pkg/mod.py:12``). Wheels audited together (``--together``): each
+    module is looked for in the wheel that ships it, its sources only. Empty for an installed
+    environment (``--env``: its files are not read again) and for a wheel that can no longer be
+    read."""
     wanted = sorted(set(modules))
-    if not wanted or wheel.origins:
+    if not wanted:
         return {}
+    if wheel.origins:
+        found: dict[str, str] = {}
+        for member in getattr(wheel, "members", ()):
+            mine = set(member.files) & set(wanted)
+            if mine and not member.origins:
+                found.update(find_optional_modules(member, mine))
+        return found
     try:
         source = open_wheel(wheel.path)
     except (NotAWheel, OSError):
