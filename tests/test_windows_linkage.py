@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from packaging.tags import parse_tag
 
 from wheelaudit.ruleset.conditions import traits_from_tags
@@ -151,6 +153,27 @@ def test_pe_fixture_wheel_clean_and_broken(pe_libs, tmp_path):
     expected = {d for d in lib.dependencies if d.lower() not in ("kernel32.dll", "python311.dll")
                 and not d.lower().startswith(("api-ms-win-", "vcruntime140")) and d not in delayed}
     assert unresolved == expected == {"MSVCP140.dll", "ORDLIB.dll"}
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+@pytest.mark.parametrize("module", ["demo/x.cp311-win_amd64.pyd", "demo/x.bin"])
+def test_a_folder_the_package_adds_serves_its_dlls(pe_libs, tmp_path, jobs, module):
+    """``os.add_dll_directory`` in ``__init__.py`` read whether the wheel is read in-process or by
+    workers, and whether or not a PE binary's name says it is one (``x.bin``)."""
+    import wheelaudit
+    from wheel.wheelfile import WheelFile
+
+    pyd = next(Path(pe_libs).rglob("x.pyd"))
+    dll = next(Path(pe_libs).rglob("copy.dll"))
+    whl = tmp_path / "demo-1.0-cp311-cp311-win_amd64.whl"
+    with WheelFile(whl, "w") as wf:
+        wf.writestr("demo-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: demo\nVersion: 1.0\n")
+        wf.writestr("demo-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\nGenerator: t\nRoot-Is-Purelib: false\nTag: cp311-cp311-win_amd64\n")
+        wf.writestr("demo/__init__.py", "import os\nos.add_dll_directory(os.path.join(os.path.dirname(__file__), 'libs'))\n")
+        wf.write(str(pyd), module)
+        wf.write(str(dll), "demo/libs/ORDLIB.dll")
+    unresolved = {f.subject for f in wheelaudit.audit(whl, select=["WA501"], jobs=jobs).findings}
+    assert unresolved == {"MSVCP140.dll"}  # (ORDLIB.dll found in demo/libs)
 
 
 def test_import_time_folders_serve_the_install_the_wheels_make_together():

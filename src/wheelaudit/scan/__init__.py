@@ -92,8 +92,8 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
             if binary is not None:
                 libraries.append(binary)
         findings = list(info.problems) + record.finish()
-        if texts is None or (texts.loads is None and any(b.format == "pe" for b in libraries)):
-            texts = _read_texts(source, info, pe=any(b.format == "pe" for b in libraries))
+        if texts is None:
+            texts = _read_texts(source, info, pe=_names_pe(members))
         files = source.files()
         sizes = {m.path: (m.compressed, m.size) for m in members}
         archive_size = os.stat(p).st_size if source.is_zip else None
@@ -132,6 +132,9 @@ class _Texts:
 
 
 def _names_pe(members) -> bool:
+    """Whether the wheel has a member named as Windows loads it (``.dll``, ``.pyd``, ``.exe``):
+    the loader finds a DLL by such a name only, so without one the folders a package adds to
+    the DLL search cannot matter."""
     return any(m.path.lower().endswith((".dll", ".pyd", ".exe")) for m in members)
 
 
