@@ -20,7 +20,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
-from itertools import accumulate, compress
+from itertools import compress
 
 from wheelaudit.model.binary import Symbol
 from wheelaudit.ruleset.globs import SymbolPattern
@@ -204,38 +204,10 @@ def _decorated(table: SymbolTable) -> bool:
     return blob[:1] == b"?" or (b"?" in blob and b"\0?" in blob)  # (a lone "?" is found fast: rare elsewhere)
 
 
-class _JoinedNames:
-    """A list of names as one NUL-separated string table, so that :func:`last_in_strings`
-    locates every hint in one pass, as :func:`locate` does for a :class:`SymbolTable`.
-    Invariant: the same indices as testing ``hint in name`` name by name (each hint is the
-    UTF-8 of whole characters; a name holding a NUL is looked at name by name)."""
-
-    def __init__(self, names: list[str]) -> None:
-        self.names = names
-        raw = [n.encode("utf-8", "surrogatepass") for n in names]
-        self.blob = b"\0".join(raw) + b"\0"
-        self.index: dict[int, int] | None = None
-        if self.blob.count(b"\0") == len(names):
-            self.index = {start: i for i, start in enumerate(accumulate((len(r) + 1 for r in raw[:-1]), initial=0))}
-
-    def locate(self, hints: list[bytes]) -> dict[bytes, set[int]]:
-        out: dict[bytes, set[int]] = {}
-        if self.index is None or b"" in hints:
-            for h in hints:
-                text = h.decode("utf-8", "surrogatepass")
-                out[h] = {i for i, n in enumerate(self.names) if text in n}
-            return out
-        index = self.index
-        found = last_in_strings(hints, self.blob)
-        for h in hints:
-            out[h] = {index[start] for start in found.get(h, ())}
-        return out
-
-
 class SymbolIndex:
     """Defined symbols of one slice (a :class:`SymbolTable` or any list of :class:`Symbol`)."""
 
-    __slots__ = ("_table", "_syms", "_names", "_hits", "_mangled", "_msvc", "_joined")
+    __slots__ = ("_table", "_syms", "_names", "_hits", "_mangled", "_msvc")
 
     def __init__(self, symbols: Iterable[Symbol], patterns: Iterable[SymbolPattern] = ()):
         if isinstance(symbols, SymbolTable):
@@ -249,7 +221,6 @@ class SymbolIndex:
         self._hits: dict[bytes, set[int]] = {}  # hint -> the entries whose name contains it
         self._mangled: list[int] | None = None
         self._msvc: bool | None = None  # whether any name is MSVC-decorated (``?...``)
-        self._joined: _JoinedNames | None = None
         pats = list(patterns)
         if pats:
             self.prepare(pats)
@@ -273,10 +244,11 @@ class SymbolIndex:
     def _locate(self, hints: list[bytes]) -> None:
         if not hints:
             return
-        if self._table is None:
-            if self._joined is None:
-                self._joined = _JoinedNames(self._names or [])
-            self._hits.update(self._joined.locate(hints))
+        if self._table is None:  # (a list of symbols: a few, built by hand or from JSON)
+            names = self._names or []
+            for h in hints:
+                text = h.decode("utf-8", "surrogatepass")
+                self._hits[h] = {i for i, n in enumerate(names) if text in n}
             return
         known = self._table.hits
         if known is not None:
