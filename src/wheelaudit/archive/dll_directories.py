@@ -29,6 +29,8 @@ import posixpath
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from wheelaudit.archive.pysource import last_name, parse
+
 #: at most this many files are read, each at most this many bytes
 MAX_FILES = 200
 MAX_BYTES = 1 << 20
@@ -52,15 +54,6 @@ class ImportTimeLoads:
     preloaded: list[str] = field(default_factory=list)
 
 
-def _last(node: ast.AST) -> str:
-    """The last name of a dotted callee (``os.path.join`` -> ``join``, ``op.join`` -> ``join``)."""
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    return ""
-
-
 #: the last part of a path that is the module's own file (``__file__``), not a folder
 _FILE = "<__file__>"
 
@@ -74,7 +67,7 @@ def _literal(node: ast.AST) -> str | None:
     """A path part written in the source: a string, or ``os.pardir``."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
-    if _last(node) == "pardir":
+    if last_name(node) == "pardir":
         return ".."
     return None
 
@@ -120,7 +113,7 @@ class _Paths:
             return {h + (tail,) for h in self.of(node.left) if _FILE not in h} if tail is not None else set()
         if not isinstance(node, ast.Call):
             return set()
-        name = _last(node.func)
+        name = last_name(node.func)
         if name == "filter" and len(node.args) == 2:
             return self.of(node.args[1])
         if name == "dirname" and len(node.args) == 1:
@@ -147,9 +140,9 @@ class _Paths:
     def folder_of_file(self, node: ast.AST) -> set[tuple[str, ...]]:
         """The folders of ``join(<folder>, <any name>)`` or ``<folder> / <any name>``: a DLL path
         whose name is not a literal (delvewheel's loop over its folder's DLLs)."""
-        while isinstance(node, ast.Call) and _last(node.func) in _THROUGH and len(node.args) == 1:
+        while isinstance(node, ast.Call) and last_name(node.func) in _THROUGH and len(node.args) == 1:
             node = node.args[0]
-        if isinstance(node, ast.Call) and _last(node.func) == "join" and len(node.args) >= 2:
+        if isinstance(node, ast.Call) and last_name(node.func) == "join" and len(node.args) >= 2:
             return self.of(node.args[0])
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):  # <folder> / name
             return self.of(node.left)
@@ -161,9 +154,8 @@ def read_source(source: str, path: str) -> ImportTimeLoads:
     out = ImportTimeLoads()
     if not any(m in source for m in _MARKERS):
         return out
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    tree = parse(source)
+    if tree is None:
         return out
     paths = _Paths(tree)
     here = posixpath.dirname(path)
@@ -178,7 +170,7 @@ def read_source(source: str, path: str) -> ImportTimeLoads:
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call) or not node.args:
             continue
-        callee = _last(node.func)
+        callee = last_name(node.func)
         if callee in _ADD_FOLDER:
             for parts in sorted(paths.of(node.args[0])):
                 add(out.folders, parts)

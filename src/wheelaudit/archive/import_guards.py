@@ -34,6 +34,8 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from wheelaudit.archive.pysource import last_name, parse
+
 #: at most this many bytes of a source are read; a larger file is not looked at (its imports
 #: count as unguarded: never a reason to soften a finding)
 MAX_BYTES = 4 << 20
@@ -107,9 +109,8 @@ def _sites(text: str, src: str, wanted: set[str]) -> dict[str, list[tuple[int, b
     """Each import of a module in ``wanted`` in ``text``: (line, guarded)."""
     if not wanted:
         return {}
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    tree = parse(text)
+    if tree is None:
         return {n: [(0, False)] for n in wanted}  # (unreadable: its imports cannot be judged)
     package = posixpath.dirname(src).replace("/", ".")  # (an __init__.py's package is its folder too)
     found: dict[str, list[tuple[int, bool]]] = {}
@@ -172,9 +173,9 @@ def _catches(handler: ast.ExceptHandler) -> bool:
     if handler.type is None:
         names = {"BaseException"}
     elif isinstance(handler.type, ast.Tuple):
-        names = {_name(e) for e in handler.type.elts}
+        names = {last_name(e) for e in handler.type.elts}
     else:
-        names = {_name(handler.type)}
+        names = {last_name(handler.type)}
     if not names & _CATCHING:
         return False
     return not any(isinstance(n, ast.Raise) for stmt in handler.body for n in ast.walk(stmt))
@@ -182,13 +183,6 @@ def _catches(handler: ast.ExceptHandler) -> bool:
 
 def _suppresses(expr: ast.AST) -> bool:
     """``contextlib.suppress(ImportError)`` (or a catching base) as a ``with`` item."""
-    return (isinstance(expr, ast.Call) and _name(expr.func) == "suppress"
-            and any(_name(a) in _CATCHING for a in expr.args))
+    return (isinstance(expr, ast.Call) and last_name(expr.func) == "suppress"
+            and any(last_name(a) in _CATCHING for a in expr.args))
 
-
-def _name(node: ast.AST) -> str:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    return ""
