@@ -210,6 +210,9 @@ def test_pathlib_and_nested_dirname_spellings():
     resolved = "import os, pathlib\nhere = pathlib.Path(__file__).resolve().parent\nos.add_dll_directory(here.joinpath('bin'))\n"
     assert folders_in(resolved, "pkg/__init__.py") == ["pkg/bin"]
     up = "import os\nos.add_dll_directory(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'x.libs'))\n"
+    split = "import os\nhere = os.path.split(__file__)[0]\nos.add_dll_directory(here)\nos.add_dll_directory(os.path.split(here)[0])\n"
+    assert folders_in(split, "pkg/sub/__init__.py") == ["pkg/sub", "pkg"]  # (pygame's spelling)
+    assert folders_in("import os\nos.add_dll_directory('a;b'.split(';')[0])\n", "pkg/__init__.py") == []
     assert folders_in(up, "pkg/sub/__init__.py") == ["pkg/x.libs"]
     loop = ("import os, ctypes\nfrom pathlib import Path\nlibs = Path(__file__).parent.parent / 'y.libs'\n"
             "for name in os.listdir(libs):\n    ctypes.windll.kernel32.LoadLibraryExW(str(libs / name), None, 8)\n")

@@ -14,7 +14,8 @@ say so at import time, in two ways this module reads:
 
 The sources are read as text, never run: the ``__init__.py`` files and the modules directly in a
 top-level package (``pkg/_distributor_init.py``). A path counts when it is built from the
-package's own folder — ``os.path.join(os.path.dirname(__file__), <literal parts>)`` or
+package's own folder — ``os.path.join(os.path.dirname(__file__), <literal parts>)`` (or
+``os.path.split(__file__)[0]``) or
 ``pathlib.Path(__file__).parent / <literal part>``, with ``os.pardir``, ``".."`` and ``.parent``
 climbing one folder, through any alias of ``os.path`` and through
 names it is assigned to, lists and comprehensions it is put in and loops over them — and reaches one of those calls.
@@ -108,6 +109,10 @@ class _Paths:
             return self.of(node.elt)  # (its loop variables are bound by the comprehension)
         if isinstance(node, ast.Attribute) and node.attr == "parent":  # Path(...).parent
             return {_parent(p) for p in self.of(node.value)}
+        if (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Call)  # os.path.split(...)[0]
+                and last_name(node.value.func) == "split" and len(node.value.args) == 1
+                and isinstance(node.slice, ast.Constant) and node.slice.value == 0):
+            return {_parent(p) for p in self.of(node.value.args[0])}
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):  # Path(...) / "lib"
             tail = _literal(node.right)
             return {h + (tail,) for h in self.of(node.left) if _FILE not in h} if tail is not None else set()
