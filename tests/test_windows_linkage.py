@@ -220,6 +220,26 @@ def test_pathlib_and_nested_dirname_spellings():
     assert folders_in("import os\nos.add_dll_directory(__file__)\n", "pkg/__init__.py") == []
 
 
+def test_a_pth_files_startup_import_adds_its_folders():
+    """pywin32: ``pywin32.pth`` puts ``win32\\lib`` on sys.path and runs ``import pywin32_bootstrap``
+    at every start, which adds the folder of the package ``pywin32_system32`` (pythoncom311.dll,
+    pywintypes311.dll) with ``os.add_dll_directory``."""
+    from wheelaudit.archive.dll_directories import import_time_loads
+
+    boot = ("try:\n    import pywin32_system32\nexcept ImportError:\n    pass\nelse:\n    import os\n"
+            "    for path in pywin32_system32.__path__:\n        if os.path.isdir(path):\n"
+            "            os.add_dll_directory(path)\n            break\n")
+    texts = {"pywin32.pth": "# comment\nwin32\nwin32\\lib\npythonwin\nimport pywin32_bootstrap\n",
+             "win32/lib/pywin32_bootstrap.py": boot, "pywin32_system32/pywintypes311.dll": ""}
+    assert import_time_loads(texts, texts.get).folders == ["pywin32_system32"]
+    # site runs only lines that start with "import": an indented one is a path, nothing runs
+    texts["pywin32.pth"] = "win32\\lib\n import pywin32_bootstrap\n"
+    assert import_time_loads(texts, texts.get).folders == []
+    # a .pth file inside a package is never read by site
+    moved = {"pkg/x.pth": "import boot\n", "boot.py": boot.replace("pywin32_system32", "dlls")}
+    assert import_time_loads(moved, moved.get).folders == []
+
+
 def test_only_what_reaches_the_loader_counts():
     # a folder built from __file__ but never handed to the loader adds nothing
     unrelated = ('import os\nos.add_dll_directory(os.environ.get("X", ""))\n'

@@ -77,9 +77,13 @@ class _Paths:
     """The paths (relative to the source's folder, as lists of parts) each expression of one
     module can hold, following assignments, lists and ``for`` loops (flow-insensitively)."""
 
-    def __init__(self, tree: ast.AST) -> None:
+    def __init__(self, tree: ast.AST, depth: int = 0) -> None:
+        self.up = ("..",) * depth  # from the source's folder to the wheel's root
         self.bound: dict[str, set[tuple[str, ...]]] = {}
         nodes = list(ast.walk(tree))
+        # ``import pkg`` at any level: ``pkg.__path__`` is the folder ``pkg`` at the wheel's root
+        self.imported = {a.asname or a.name: a.name for n in nodes if isinstance(n, ast.Import)
+                         for a in n.names if "." not in a.name}
         for _ in range(3):  # (names bound through names: a few rounds reach a fixed point)
             for node in nodes:
                 if isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)):
@@ -107,6 +111,9 @@ class _Paths:
             return {p for e in node.elts for p in self.of(e)}
         if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
             return self.of(node.elt)  # (its loop variables are bound by the comprehension)
+        if (isinstance(node, ast.Attribute) and node.attr == "__path__" and isinstance(node.value, ast.Name)
+                and node.value.id in self.imported):  # for path in pkg.__path__ (pywin32's bootstrap)
+            return {self.up + (self.imported[node.value.id],)}
         if isinstance(node, ast.Attribute) and node.attr == "parent":  # Path(...).parent
             return {_parent(p) for p in self.of(node.value)}
         if (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Call)  # os.path.split(...)[0]
@@ -162,8 +169,8 @@ def read_source(source: str, path: str) -> ImportTimeLoads:
     tree = parse(source)
     if tree is None:
         return out
-    paths = _Paths(tree)
     here = posixpath.dirname(path)
+    paths = _Paths(tree, here.count("/") + 1 if here else 0)
 
     def add(into: list[str], parts: tuple[str, ...]) -> None:
         if _FILE in parts:
@@ -206,10 +213,36 @@ def _sources(files: Iterable[str]) -> list[str]:
     return sorted(out)[:MAX_FILES]
 
 
+def _startup_modules(files: list[str], read_text: Callable[[str], str | None]) -> list[str]:
+    """The modules a ``.pth`` file at the wheel's root imports at every interpreter start (its
+    ``import`` lines, as ``site`` runs them), found at the root or in the folders the same file
+    puts on ``sys.path`` (pywin32's ``import pywin32_bootstrap`` from ``win32\\lib``)."""
+    have = set(files)
+    out: list[str] = []
+    for pth in sorted(f for f in files if f.endswith(".pth") and "/" not in f):
+        text = read_text(pth) or ""
+        lines = [line.rstrip() for line in text[:MAX_BYTES].splitlines()]  # (as site reads them)
+        folders = [""] + [posixpath.normpath(line.replace("\\", "/")) for line in lines
+                          if line and not line.startswith(("#", "import ", "import\t"))]
+        for line in lines:
+            if not line.startswith(("import ", "import\t")):
+                continue
+            for name in line[len("import"):].split(";")[0].split(","):
+                mod = name.strip().split(" ")[0].replace(".", "/")
+                for folder in folders:
+                    for cand in (f"{mod}.py", f"{mod}/__init__.py"):
+                        found = posixpath.join(folder, cand) if folder not in ("", ".") else cand
+                        if found in have and found not in out:
+                            out.append(found)
+    return out
+
+
 def import_time_loads(files: Iterable[str], read_text: Callable[[str], str | None]) -> ImportTimeLoads:
-    """What every package of the wheel does to the DLL search when imported."""
+    """What every package of the wheel does to the DLL search when imported, and what the
+    modules its ``.pth`` files import do at every start."""
     out = ImportTimeLoads()
-    for f in _sources(files):
+    files = list(files)
+    for f in dict.fromkeys(_sources(files) + _startup_modules(files, read_text)):
         text = read_text(f)
         if not text or len(text) > MAX_BYTES:
             continue
