@@ -48,6 +48,12 @@ PYTHON_DLL_PATTERN = r"python3[0-9]+t?\.dll"
 # (KB2999226), which CPython's installer requires (CPython 3.5+ links it through api-ms-win-crt-*).
 UNIVERSAL_CRT = ["ucrtbase.dll"]
 
+# In-box since Windows 8.1, so on every Windows that CPython 3.9+ runs on (PEP 11: 3.9 and later
+# need Windows 8.1 or newer), though not on the Windows 7 SP1 and 8 that delvewheel's lists
+# also cover: D3DCompiler_47.dll (Microsoft: "part of Windows 8.1 and later"; KB4019990 brings it
+# to Windows 7). Applied only to a wheel whose tags all need CPython 3.9+.
+SINCE_WINDOWS_8_1 = ["d3dcompiler_47.dll"]
+
 # MSVC redistributable DLLs (Visual C++ 2015-2022, v14.x) that are not part of Windows: a wheel
 # whose binaries import them must ship them (delvewheel vendors them; the "VC++ redistributable"
 # is not on a clean machine). vcruntime140*.dll is the exception above: CPython ships it.
@@ -112,7 +118,8 @@ def build(wheel: Path) -> dict:
                     "ignore_names_* lists. api_set_prefixes: names the loader resolves through the API-set "
                     "schema. python_runtime: what CPython's Windows installer ships beside python.exe "
                     "(plus python_dll_pattern, python3X.dll). universal_crt: part of Windows 10+, and of "
-                    "every Windows that CPython 3.5+ installs on. msvc_redistributable: Visual C++ "
+                    "every Windows that CPython 3.5+ installs on. since_windows_8_1: in-box on Windows "
+                    "8.1 and later, so present wherever CPython 3.9+ runs. msvc_redistributable: Visual C++ "
                     "runtime DLLs that are NOT on a clean Windows: a wheel that imports them must ship "
                     "them. redistributable_on_clean_windows: the old system CRTs (msvcrt.dll, "
                     "msvcp60.dll, mfc42.dll...) that delvewheel's vc_redist pattern matches but Windows "
@@ -121,6 +128,7 @@ def build(wheel: Path) -> dict:
         "python_runtime": PYTHON_RUNTIME,
         "python_dll_pattern": PYTHON_DLL_PATTERN,
         "universal_crt": UNIVERSAL_CRT,
+        "since_windows_8_1": SINCE_WINDOWS_8_1,
         "msvc_redistributable": MSVC_REDISTRIBUTABLE,
         "delvewheel_vc_redist_pattern": vc_pattern,
         "delvewheel_ignore_regexes": sorted(lits.get("ignore_regexes", [])),

@@ -58,6 +58,20 @@ def test_another_cpythons_dll_is_unresolved():
     assert check_linkage(wheel([pe("pkg/_ext.pyd", ["python310.dll"])], tag="cp310-abi3-win_amd64")) == []
 
 
+@pytest.mark.parametrize("tag,found", [
+    ("cp311-cp311-win_amd64", True), ("cp39-abi3-win_amd64", True), ("pp310-pypy310_pp73-win_amd64", True),
+    ("cp38-cp38-win_amd64", False),  # (CPython 3.8 still runs on Windows 7)
+    ("py3-none-win_amd64", False),   # (any Python 3: perhaps one on Windows 7)
+])
+def test_a_dll_in_box_since_windows_8_1_is_there_for_cpython_3_9_and_later(tag, found):
+    """D3DCompiler_47.dll ships with Windows 8.1 and later, the Windows that CPython 3.9+ needs
+    (PySide6's and pywinpty's vendored vcamp140.dll import it)."""
+    fs = check_linkage(wheel([pe("pkg/vcamp140.dll", ["D3DCOMPILER_47.dll", "KERNEL32.dll"])], tag=tag))
+    assert (fs == []) is found
+    if not found:
+        assert [f.subject for f in fs] == ["D3DCOMPILER_47.dll"]
+
+
 def test_the_msvc_redistributable_must_ship():
     w = wheel([pe("pkg/_ext.pyd", ["MSVCP140.dll", "VCOMP140.DLL"])])
     fs = check_linkage(w)

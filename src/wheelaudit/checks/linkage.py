@@ -666,7 +666,7 @@ class _Resolver:
         package adds at import time (``os.add_dll_directory``, delvewheel's ``<dist>.libs``),
         then System32 and the API sets. PATH is not searched. Names compare case-insensitively."""
         name = dep.name
-        origin = policydata.windows_dll_origin(name, s.arch)
+        origin = policydata.windows_dll_origin(name, s.arch, self._windows_8_1)
         if origin == "python" and not self._python_dll_fits(name):
             wanted = ", ".join(sorted(self._python_dlls))
             return self._finish(b, dep, [], f"{name} is another CPython's DLL: the wheel's tags load {wanted}")
@@ -728,6 +728,26 @@ class _Resolver:
                         names.add(f"python{t.interpreter[2:]}{'t' if t.abi.endswith('t') else ''}.dll")
             self._python_dll_names = frozenset(names)
         return self._python_dll_names
+
+    @property
+    def _windows_8_1(self) -> bool:
+        """Whether every interpreter the wheel's tags name is CPython or PyPy 3.9 or later, which
+        run on Windows 8.1 and later only (PEP 11); a ``py3`` tag may mean an older one."""
+        if not hasattr(self, "_needs_8_1"):
+            from packaging.tags import parse_tag
+
+            versions = []
+            for text in getattr(self.wheel, "tags", ()):
+                try:
+                    tags = parse_tag(text)
+                except ValueError:
+                    continue
+                for t in tags:
+                    digits = t.interpreter[2:]
+                    known = t.interpreter[:2] in ("cp", "pp") and digits[:1] == "3" and digits[1:].isdigit()
+                    versions.append(int(digits[1:]) if known else None)
+            self._needs_8_1 = bool(versions) and all(v is not None and v >= 9 for v in versions)
+        return self._needs_8_1
 
     def _python_dll_fits(self, name: str) -> bool:
         """Whether a CPython DLL an extension imports is one the interpreter of the wheel's tags

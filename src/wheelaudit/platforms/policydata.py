@@ -138,14 +138,15 @@ def _windows_sets() -> dict[str, frozenset[str]]:
 
 
 @lru_cache(maxsize=4096)
-def windows_dll_origin(name: str, machine: str) -> str | None:
+def windows_dll_origin(name: str, machine: str, windows_8_1: bool = False) -> str | None:
     """Where a DLL that a binary of ``machine`` imports comes from, when not from the wheel:
 
     ``"api-set"`` (``api-ms-win-*``, ``ext-ms-*``: the loader maps it), ``"python"`` (beside
     python.exe: ``python3.dll``, ``python3X.dll``, ``vcruntime140.dll``, ...), ``"ucrt"``
-    (``ucrtbase.dll``), ``"system"`` (on every clean Windows), ``"redistributable"`` (an MSVC
-    runtime DLL that is *not* on a clean Windows: the wheel must ship it), or None (unknown).
-    Names compare case-insensitively, as Windows does."""
+    (``ucrtbase.dll``), ``"system"`` (on every clean Windows; with ``windows_8_1``, a wheel
+    whose interpreters all need Windows 8.1 or later, also what those carry), ``"redistributable"``
+    (an MSVC runtime DLL that is *not* on a clean Windows: the wheel must ship it), or None
+    (unknown). Names compare case-insensitively, as Windows does."""
     data = load("windows")
     low = name.lower()
     if low.startswith(tuple(data["api_set_prefixes"])):
@@ -154,7 +155,7 @@ def windows_dll_origin(name: str, machine: str) -> str | None:
         return "python"
     if low in data["universal_crt"]:
         return "ucrt"
-    if low in windows_system_dlls(machine):
+    if low in windows_system_dlls(machine) or (windows_8_1 and low in data["since_windows_8_1"]):
         return "system"
     if low in data["msvc_redistributable"]:
         return "redistributable"
