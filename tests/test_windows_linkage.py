@@ -226,6 +226,10 @@ def test_pathlib_and_nested_dirname_spellings():
     up = "import os\nos.add_dll_directory(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'x.libs'))\n"
     split = "import os\nhere = os.path.split(__file__)[0]\nos.add_dll_directory(here)\nos.add_dll_directory(os.path.split(here)[0])\n"
     assert folders_in(split, "pkg/sub/__init__.py") == ["pkg/sub", "pkg"]  # (pygame's spelling)
+    plus = ("import os, sys\ndll_dir = os.path.dirname(sys.executable)\nif not os.path.isfile(dll_dir + '\\\\Qt5Core.dll'):\n"
+            "    dll_dir = os.path.dirname(__file__) + '\\\\Qt5\\\\bin'\nos.add_dll_directory(dll_dir)\n")
+    assert folders_in(plus, "PyQt5/__init__.py") == ["PyQt5/Qt5/bin"]  # (PyQt5's spelling)
+    assert folders_in("import os\nos.add_dll_directory(os.path.dirname(__file__) + 'bin')\n", "p/__init__.py") == []
     assert folders_in("import os\nos.add_dll_directory('a;b'.split(';')[0])\n", "pkg/__init__.py") == []
     assert folders_in(up, "pkg/sub/__init__.py") == ["pkg/x.libs"]
     loop = ("import os, ctypes\nfrom pathlib import Path\nlibs = Path(__file__).parent.parent / 'y.libs'\n"

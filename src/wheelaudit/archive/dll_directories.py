@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import ast
 import posixpath
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -123,6 +124,12 @@ class _Paths:
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):  # Path(...) / "lib"
             tail = _literal(node.right)
             return {h + (tail,) for h in self.of(node.left) if _FILE not in h} if tail is not None else set()
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):  # dirname(__file__) + "\\Qt5\\bin"
+            tail = _literal(node.right)
+            if not tail or tail[0] not in "\\/":
+                return set()
+            parts = tuple(p for p in re.split(r"[\\/]+", tail) if p)
+            return {h + parts for h in self.of(node.left) if _FILE not in h}
         if not isinstance(node, ast.Call):
             return set()
         name = last_name(node.func)
