@@ -116,6 +116,9 @@ DISTRIBUTIONS: dict[str, tuple[list[str | None], list[str]]] = {
     "pyarrow": ([None], ALL),
     # MLX's runtime and Metal kernels: mlx (and projects built on it) link @rpath/libmlx.dylib
     "mlx-metal": ([None], ["macos-arm64"]),
+    # Qt's libraries for the PyQt bindings (PyQt5 requires PyQt5-Qt5, PyQt6 requires PyQt6-Qt6)
+    "pyqt5-qt5": ([None], ALL),
+    "pyqt6-qt6": ([None], ALL),
 }
 
 # GPU driver libraries: installed with the driver, outside Python; no wheel ships them (and
