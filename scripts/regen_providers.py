@@ -56,6 +56,7 @@ from packaging.utils import canonicalize_name, parse_wheel_filename  # noqa: E40
 from packaging.version import Version  # noqa: E402
 
 from wheelaudit.checks.extension import is_extension_module  # noqa: E402
+from wheelaudit.platforms import policydata  # noqa: E402
 from wheelaudit.platforms.tags import parse_platform  # noqa: E402
 from wheelaudit.binary import MAGIC_SIZE, detect, read_binary  # noqa: E402
 
@@ -192,6 +193,11 @@ def read_wheel(wheel: Path) -> dict:
             identities = {s.identity for s in binary.slices if s.identity}
             if binary.format == "pe":
                 name, identity = name.lower(), name.lower()  # the loader compares DLL names case-blind
+                if policydata.windows_dll_origin(name, binary.slices[0].arch if binary.slices else "", True):
+                    # a system DLL, the VC++ runtime or the UCRT that the wheel carries for itself
+                    # (Qt ships msvcp140.dll, d3dcompiler_47.dll): every wheel brings or finds its
+                    # own; requiring this distribution for it would be no answer
+                    continue
             else:
                 identity = sorted(identities)[0] if identities else None
             if name in libraries:

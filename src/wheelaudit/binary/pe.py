@@ -34,6 +34,8 @@ What goes where:
   ``Major.Minor`` of the linker (``14.38``); ``debug_path`` the CodeView PDB path of the debug
   directory (it tells the build machine's layout); ``file_version``/``product_version`` from
   the version resource's fixed file info, when there is one.
+* ``managed``: a .NET assembly of IL only that does not require 32 bits (COR20 flags ILONLY
+  without 32BITREQUIRED): AnyCPU, whatever its COFF machine says (x86 for AnyCPU).
 * ``stripped`` stays True and ``locals`` empty: a COFF symbol table (MinGW leaves one) is not
   read, which a note says.
 
@@ -77,6 +79,7 @@ IMAGE_SCN_CNT_CODE = 0x20
 IMAGE_SCN_MEM_EXECUTE = 0x20000000
 
 DIR_EXPORT, DIR_IMPORT, DIR_RESOURCE, DIR_DEBUG, DIR_DELAY_IMPORT, DIR_CLR = 0, 1, 2, 6, 13, 14
+COMIMAGE_FLAGS_ILONLY, COMIMAGE_FLAGS_32BITREQUIRED = 0x1, 0x2
 IMAGE_DEBUG_TYPE_CODEVIEW = 2
 RT_VERSION = 16
 VS_FFI_SIGNATURE = 0xFEEF04BD
@@ -240,7 +243,11 @@ def parse(data: Buffer, needles: Sequence[bytes] = ()) -> list[Slice]:
     if dirs[DIR_RESOURCE][0]:
         s.file_version, s.product_version = _version(img, dirs[DIR_RESOURCE][0])
     if dirs[DIR_CLR][0]:
-        notes.append("a .NET (CLR) image: managed code and its references are not read")
+        # IMAGE_COR20_HEADER: cb, runtime version, the metadata directory, then Flags
+        (flags,) = struct.unpack_from("<I", img.data, img.offset(dirs[DIR_CLR][0] + 16, 4, "CLR header"))
+        s.managed = bool(flags & COMIMAGE_FLAGS_ILONLY) and not flags & COMIMAGE_FLAGS_32BITREQUIRED
+        notes.append("a .NET (CLR) image" + (" of IL only, for any CPU (AnyCPU)" if s.managed else "")
+                     + ": managed code and its references are not read")
     if symptr and nsym:
         notes.append(f"COFF symbol table ({nsym} entries) not read")
     if s.forwarders:

@@ -48,6 +48,7 @@ from wheelaudit.platforms import tags as platforms
 
 from wheelaudit.platforms import policydata, providers
 from wheelaudit.model.binary import Binary, Dependency, Slice
+from wheelaudit.checks.extension import is_extension_module, loaded_binaries
 from wheelaudit.model.finding import Finding, examples
 from wheelaudit.ruleset.globs import Glob
 
@@ -191,7 +192,9 @@ class _Rules:
                          "provider is imported first")
             return Resolution(dep, "provided", dist=p.entry.distribution, required=True,
                               external=f"provided by {note} (Requires-Dist: {p.requirement})")
-        entries = [e for plat in plats for e in providers.providers_of(name, plat)]
+        own = canonicalize_name(getattr(wheel, "name", "") or "")
+        # (the wheel's own distribution ships it, elsewhere than this lookup reaches: unresolved)
+        entries = [e for plat in plats for e in providers.providers_of(name, plat) if e.distribution != own]
         if entries:
             e = entries[0]
             return Resolution(dep, "provided", dist=e.distribution, required=False,
@@ -796,6 +799,19 @@ def resolution_table(wheel, rule=None) -> dict[str, dict[str, dict[str, str | No
 # Findings
 
 
+def _loaded_first(wheel, name: str, paths: list[str], loaded: set[str]) -> str | None:
+    """A binary of the wheel named ``name`` when none of ``paths`` is loaded by the system's loader
+    (:func:`wheelaudit.checks.extension.loaded_binaries`: they are opened by path, as plugins
+    are by their host): loaded first, it serves them. None otherwise."""
+    if not paths or any(p in loaded for p in paths):
+        return None
+    base = _basename(name)
+    for b in wheel.libraries:
+        if b.ok and (b.name == base or (b.format == "pe" and b.name.lower() == base.lower())):
+            return b.path
+    return None
+
+
 def _wa501(wheel, rules: _Rules, resolved: dict[str, dict[str, list[Resolution]]]) -> list[Finding]:
     """One WA501 per unresolved dependency: every binary that needs it in ``paths``, the route
     tried (of the first) in the message."""
@@ -819,6 +835,7 @@ def _wa501(wheel, rules: _Rules, resolved: dict[str, dict[str, list[Resolution]]
                 else:
                     mine[path] = (r, [arch])
     out: list[Finding] = []
+    loaded = loaded_binaries(wheel.libraries)
     for name, needers in failing.items():
         paths = list(needers)
         first = paths[0]
@@ -843,6 +860,12 @@ def _wa501(wheel, rules: _Rules, resolved: dict[str, dict[str, list[Resolution]]
         elif (guard := _optional_needers(wheel, paths)) is not None:
             optional = True
             msg += f" ({guard})"
+        elif (host := _loaded_first(wheel, name, paths, loaded)) is not None:
+            optional = True
+            msg += (f" (the wheel ships {host}, and nothing in the wheel links "
+                    f"{'this binary' if len(paths) == 1 else 'these binaries'}: loaded by path (a plugin its "
+                    f"host loads, ctypes), {'it finds' if len(paths) == 1 else 'they find'} {_basename(name)} "
+                    "when that is already loaded, as the loader reuses a loaded library of that name)")
         hint = ""
         if optional:
             hint = "nothing is required: the package runs without it; vendor the library to make the module usable"
@@ -896,8 +919,6 @@ LOAD_ERRORS = ("WA501", "WA505")
 def optional_candidates(wheel, findings: list[Finding]) -> list[str]:
     """The extension modules among the binaries that the unwaived load errors (WA501, WA505) of
     ``findings`` name: those whose being optional would change a verdict."""
-    from wheelaudit.checks.extension import is_extension_module
-
     named = {p for f in findings if f.code in LOAD_ERRORS and f.severity == "error" and not f.waived for p in f.paths}
     return sorted(b.path for b in wheel.libraries if b.path in named and is_extension_module(b))
 
@@ -1170,4 +1191,5 @@ def check_linkage(wheel, rule=None, resolved: dict[str, dict[str, list[Resolutio
     from wheelaudit.checks.symbols import check_unbound  # (checks.symbols reads this module's resolutions)
 
     return (_wa501(wheel, rules, resolved) + _wa502(wheel, rules, resolved) + _wa505(wheel, resolved, rules)
-            + _wa507(wheel, resolved) + check_unbound(wheel, resolved, rule) + platforms.check_platform(wheel))
+            + _wa507(wheel, resolved) + check_unbound(wheel, resolved, rule)
+            + platforms.check_platform(wheel, loaded_binaries(wheel.libraries)))

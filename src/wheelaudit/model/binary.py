@@ -174,6 +174,9 @@ class Slice:
     linker_version: str | None = None  # optional header Major/MinorLinkerVersion, "14.38"
     debug_path: str | None = None  # CodeView PDB path of the debug directory
     file_version: str | None = None  # VS_FIXEDFILEINFO of the version resource, "14.38.33130.0"
+    #: PE: an IL-only .NET assembly that does not require 32 bits (AnyCPU): the CLR, not the
+    #: Windows loader, runs it, on any architecture and under Mono or .NET on other systems
+    managed: bool = False
     product_version: str | None = None
     # -- loadability facts (the WA6xx checks) --------------------------------------------------
     #: ELF: whether the loader gives this image an executable stack: PT_GNU_STACK's PF_X, or

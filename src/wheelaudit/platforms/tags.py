@@ -43,6 +43,7 @@ Nothing here opens a file: the facts come from :mod:`wheelaudit.scan`.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -412,6 +413,8 @@ def _arch_problem(b: Binary, pt: PlatformTag) -> str | None:
     """Why ``b`` does not serve tag ``pt``, with ``{tags}`` where the tag(s) go; None when it does."""
     if pt.os is None:
         return None  # a tag we do not know: no promise we can check
+    if b.format == "pe" and b.slices and all(s.managed for s in b.slices):
+        return None  # an AnyCPU .NET assembly: the CLR runs it on any architecture and system
     if pt.os == "any":
         return (f"is {_FORMAT_NAME[b.format]} binary in a pure wheel (platform tag {{tags}}): the wheel installs"
                 " on every platform, the binary runs on one")
@@ -452,8 +455,12 @@ def _arch_problem(b: Binary, pt: PlatformTag) -> str | None:
     return None
 
 
-def check_archs(wheel) -> list[Finding]:
-    """WA503 for every ok binary of ``wheel`` against every platform tag."""
+def check_archs(wheel, loaded: Collection[str] | None = None) -> list[Finding]:
+    """WA503 for every ok binary of ``wheel`` against every platform tag. ``loaded``: the
+    binaries the system's loader loads when the wheel is used (its extension modules, executables
+    and what they link: :func:`wheelaudit.checks.extension.loaded_binaries`); the others, which only
+    code that opens them by path loads (often choosing one file per platform), are warnings.
+    None: every binary counts as loaded."""
     out: list[Finding] = []
     plats = wheel_platforms(wheel)
     for b in wheel.libraries:
@@ -464,9 +471,13 @@ def check_archs(wheel) -> list[Finding]:
             why = _arch_problem(b, pt)
             if why is not None:
                 problems.setdefault(why, []).append(pt.tag)
+        linked = loaded is None or b.path in loaded
         for why, tags in problems.items():
-            out.append(Finding("WA503", f"{b.path} " + why.replace("{tags}", " / ".join(tags)),
-                               subject=b.path, paths=[b.path], rule=RULE))
+            out.append(Finding(
+                "WA503", f"{b.path} " + why.replace("{tags}", " / ".join(tags))
+                + ("" if linked else "; it is no extension module and nothing in the wheel links it: only code "
+                   "that loads it by path (ctypes, cffi, a plugin loader) would fail, where it picks this file"),
+                subject=b.path, paths=[b.path], rule=RULE, severity_override=None if linked else "warning"))
     return out
 
 
@@ -698,6 +709,7 @@ def check_versions(wheel) -> list[Finding]:
     return out
 
 
-def check_platform(wheel) -> list[Finding]:
-    """WA503 and WA504 for ``wheel`` (a :class:`wheelaudit.scan.Wheel`)."""
-    return check_archs(wheel) + check_versions(wheel)
+def check_platform(wheel, loaded: Collection[str] | None = None) -> list[Finding]:
+    """WA503 and WA504 for ``wheel`` (a :class:`wheelaudit.scan.Wheel`); ``loaded`` as for
+    :func:`check_archs`."""
+    return check_archs(wheel, loaded) + check_versions(wheel)

@@ -36,6 +36,7 @@ from wheelaudit.platforms import tags as platforms
 from wheelaudit.ruleset.conditions import WheelTraits
 from wheelaudit.model.finding import Finding, examples
 from wheelaudit.checks.abi import TAG_CHECKS
+from wheelaudit.checks.extension import loaded_binaries
 from wheelaudit.checks.index import Interest
 from wheelaudit.checks.linkage import _installed, _required_dists, resolve_wheel
 from wheelaudit.model.wheel import Wheel
@@ -146,7 +147,7 @@ def merge_wheels(wheels: Sequence[Wheel], *, digests: Digests | None = None) -> 
     for w, lab in zip(wheels, labels):
         for f in w.findings:
             findings.append(_prefixed(f, lab))
-        for f in platforms.check_platform(w):
+        for f in platforms.check_platform(w, loaded_binaries(w.libraries)):
             findings.append(_prefixed(f, lab))
         for check in TAG_CHECKS:
             findings += [_prefixed(f, lab) for f in check(w)]
