@@ -157,3 +157,12 @@ def test_a_mention_that_is_no_import_does_not_count():
 
 def test_another_module_of_the_same_name_elsewhere_does_not_count():
     assert _optional({"opt/threads.py": GUARDED, "other/x.py": "from other import _pool\n"}) == {MODULE: "opt/threads.py:2"}
+
+
+def test_a_wheel_of_countless_sources_is_judged_quickly_and_keeps_its_errors():
+    # (hostile: thousands of files with guarded imports; past the bounds nothing counts as optional)
+    from wheelaudit.archive.import_guards import MAX_PARSED
+
+    many = {f"opt/m{i}.py": GUARDED for i in range(MAX_PARSED + 5)}
+    assert _optional(many) == {}
+    assert _optional(dict(list(many.items())[:3])) == {MODULE: "opt/m0.py:2"}

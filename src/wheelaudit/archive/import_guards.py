@@ -21,7 +21,8 @@ raise again, or within ``with contextlib.suppress(ImportError)``. An import is `
 / ``__import__`` of a string literal. A module no ``.py`` file imports (one that users or native
 code import) is not optional, nor is one imported anywhere without a guard.
 
-The sources are read as text, never run. Every ``.py`` file of the wheel that mentions the
+The sources are read as text, never run, at most :data:`MAX_SOURCES` files and
+:data:`MAX_PARSED` parsed (past that nothing counts as optional). Every ``.py`` file of the wheel that mentions the
 module's name is looked at, until an unguarded import settles it; a line that starts with
 ``import`` or ``from`` in its first column and names the module is unguarded without parsing.
 """
@@ -39,6 +40,10 @@ from wheelaudit.archive.pysource import last_name, parse
 #: at most this many bytes of a source are read; a larger file is not looked at (its imports
 #: count as unguarded: never a reason to soften a finding)
 MAX_BYTES = 4 << 20
+#: at most this many ``.py`` files are read, and this many parsed, per call: past either, the
+#: modules still undecided count as not optional (a hostile wheel cannot make the audit slow)
+MAX_SOURCES = 10_000
+MAX_PARSED = 1_000
 #: handler types that catch an import that fails because a library does not load
 _CATCHING = {"ImportError", "Exception", "BaseException"}
 
@@ -73,7 +78,11 @@ def optional_modules(modules: Iterable[str], sources: Iterable[str],
     open_ = {m: n for m in modules if (n := module_name(m)) is not None}  # path -> name, undecided
     guarded: dict[str, Guard] = {}
     # a package's own __init__ files first: they settle the modules a package needs, early
-    for src in sorted(sources, key=lambda s: (not s.endswith("/__init__.py"), s.count("/"), s)):
+    ordered = sorted(sources, key=lambda s: (not s.endswith("/__init__.py"), s.count("/"), s))
+    if len(ordered) > MAX_SOURCES:
+        return {}
+    parsed = 0
+    for src in ordered:
         if not open_:
             break
         text = read_text(src)
@@ -83,7 +92,12 @@ def optional_modules(modules: Iterable[str], sources: Iterable[str],
         if not mentioned:
             continue
         settled = [m for m, n in mentioned.items() if len(text) > MAX_BYTES or _unguarded_at_top(text, n)]
-        sites = _sites(text, src, {n for m, n in mentioned.items() if m not in settled})
+        wanted = {n for m, n in mentioned.items() if m not in settled}
+        if wanted:
+            parsed += 1
+            if parsed > MAX_PARSED:
+                return {}
+        sites = _sites(text, src, wanted)
         for m, n in mentioned.items():
             for line, safe in sites.get(n, ()):
                 if not safe:
