@@ -136,17 +136,11 @@ class LibraryEvidence:
 
     @property
     def sentinels(self) -> set[int]:
-        out: set[int] = set()
-        for s in self.slices:
-            out |= s.sentinels
-        return out
+        return set().union(*(s.sentinels for s in self.slices))
 
     @property
     def kinds(self) -> set[str]:
-        out: set[str] = set()
-        for s in self.slices:
-            out |= s.kinds
-        return out
+        return set().union(*(s.kinds for s in self.slices))
 
     @property
     def symbols(self) -> list[str]:

@@ -180,7 +180,7 @@ class _Rules:
         dep = Dependency(name)
         if any(providers.driver_library(name, p) for p in plats):
             return Resolution(dep, "external", external=f"{name} (a GPU driver library, installed outside Python)")
-        python = _python_version(wheel.tags)
+        python = _python_version(wheel)
         got = providers.required_provider(name, getattr(wheel, "requires_dist", []) or [], wheel.tags, python,
                                            transitive=True)
         if got:
@@ -201,6 +201,10 @@ class _Rules:
                               external=f"provided by {e.distribution} ({e.distribution}{e.versions}), "
                                        "which the wheel does not require")
         return None
+
+    def declared_optional(self, name: str) -> bool:
+        """Whether ``[linkage] optional`` names the dependency ``name`` (or its file name)."""
+        return any(g.match(name) or g.match(_basename(name)) for g in self.optional)
 
     def provider(self, name: str) -> str | None:
         base = _basename(name)
@@ -736,21 +740,8 @@ class _Resolver:
     def _windows_8_1(self) -> bool:
         """Whether every interpreter the wheel's tags name is CPython or PyPy 3.9 or later, which
         run on Windows 8.1 and later only (PEP 11); a ``py3`` tag may mean an older one."""
-        if not hasattr(self, "_needs_8_1"):
-            from packaging.tags import parse_tag
-
-            versions = []
-            for text in getattr(self.wheel, "tags", ()):
-                try:
-                    tags = parse_tag(text)
-                except ValueError:
-                    continue
-                for t in tags:
-                    digits = t.interpreter[2:]
-                    known = t.interpreter[:2] in ("cp", "pp") and digits[:1] == "3" and digits[1:].isdigit()
-                    versions.append(int(digits[1:]) if known else None)
-            self._needs_8_1 = bool(versions) and all(v is not None and v >= 9 for v in versions)
-        return self._needs_8_1
+        pythons = self.wheel.traits.pythons
+        return bool(pythons) and all((_python_version_of(p) or (0, 0)) >= (3, 9) for p in pythons)
 
     def _python_dll_fits(self, name: str) -> bool:
         """Whether a CPython DLL an extension imports is one the interpreter of the wheel's tags
@@ -812,7 +803,7 @@ def _loaded_first(wheel, name: str, paths: list[str], loaded: set[str]) -> str |
     return None
 
 
-def _wa501(wheel, rules: _Rules, resolved: dict[str, dict[str, list[Resolution]]]) -> list[Finding]:
+def _wa501(wheel, rules: _Rules, resolved: dict[str, dict[str, list[Resolution]]], loaded: set[str]) -> list[Finding]:
     """One WA501 per unresolved dependency: every binary that needs it in ``paths``, the route
     tried (of the first) in the message."""
     by_path = {b.path: b for b in wheel.libraries}
@@ -835,7 +826,6 @@ def _wa501(wheel, rules: _Rules, resolved: dict[str, dict[str, list[Resolution]]
                 else:
                     mine[path] = (r, [arch])
     out: list[Finding] = []
-    loaded = loaded_binaries(wheel.libraries)
     for name, needers in failing.items():
         paths = list(needers)
         first = paths[0]
@@ -854,7 +844,7 @@ def _wa501(wheel, rules: _Rules, resolved: dict[str, dict[str, list[Resolution]]
         if r.hint:
             msg += f"; {r.hint}"
         msg += f". Allowed externals: {rules.externals_desc(b)}"
-        optional = any(g.match(name) or g.match(_basename(name)) for g in rules.optional)
+        optional = rules.declared_optional(name)
         if optional:
             msg += " (declared optional in [linkage] optional: the binary has a fallback)"
         elif (guard := _optional_needers(wheel, paths)) is not None:
@@ -901,13 +891,15 @@ def _required_dists(wheel) -> tuple[set[str], dict[str, list[str]]]:
     return plain, extra_only
 
 
-def _python_version(tags) -> str:
+def _python_version_of(python: str) -> tuple[int, int] | None:
+    """The version a ``cpXY`` / ``ppXY`` python tag names (``cp311`` -> (3, 11)), else None."""
+    digits = python[2:]
+    return (int(digits[0]), int(digits[1:])) if python[:2] in ("cp", "pp") and digits.isdigit() and len(digits) >= 2 else None
+
+
+def _python_version(wheel) -> str:
     """The lowest CPython version the wheel's tags name (``cp311`` -> ``"3.11"``), else 3.11."""
-    found = []
-    for t in tags:
-        for py in str(t).split("-")[0].split("."):
-            if py.startswith("cp") and py[2:].isdigit() and len(py) >= 4:
-                found.append((int(py[2]), int(py[3:])))
+    found = [v for p in wheel.traits.pythons if p.startswith("cp") and (v := _python_version_of(p)) is not None]
     major, minor = min(found) if found else (3, 11)
     return f"{major}.{minor}"
 
@@ -952,9 +944,6 @@ def _wa505_table(wheel, resolved: dict[str, dict[str, list[Resolution]]], rules:
                         libs.append(r.dependency.name)
                     if path not in paths:
                         paths.append(path)
-    def optional(lib: str) -> bool:
-        return any(g.match(lib) or g.match(_basename(lib)) for g in rules.optional)
-
     out = []
     for dist, (libs, paths, note) in need.items():
         guard = _optional_needers(wheel, paths)
@@ -965,7 +954,7 @@ def _wa505_table(wheel, resolved: dict[str, dict[str, list[Resolution]]], rules:
             subject=dist, paths=paths, symbols=[], rule=RULE,
             hint=_optional_hint(dist) if guard else
             f"add Requires-Dist: {dist} (with the version range the wheel was built against)",
-            severity_override="warning" if guard or all(optional(lib) for lib in libs) else None))
+            severity_override="warning" if guard or all(map(rules.declared_optional, libs)) else None))
     return out
 
 
@@ -1190,6 +1179,6 @@ def check_linkage(wheel, rule=None, resolved: dict[str, dict[str, list[Resolutio
         resolved = resolve_wheel(wheel, rule)
     from wheelaudit.checks.symbols import check_unbound  # (checks.symbols reads this module's resolutions)
 
-    return (_wa501(wheel, rules, resolved) + _wa502(wheel, rules, resolved) + _wa505(wheel, resolved, rules)
-            + _wa507(wheel, resolved) + check_unbound(wheel, resolved, rule)
-            + platforms.check_platform(wheel, loaded_binaries(wheel.libraries)))
+    loaded = loaded_binaries(wheel.libraries)
+    return (_wa501(wheel, rules, resolved, loaded) + _wa502(wheel, rules, resolved) + _wa505(wheel, resolved, rules)
+            + _wa507(wheel, resolved) + check_unbound(wheel, resolved, rule) + platforms.check_platform(wheel, loaded))

@@ -272,35 +272,24 @@ def _match_renames(removed: list[Binary], added: list[Binary]) -> list[Rename]:
     out: list[Rename] = []
     left = list(removed)
     right = list(added)
+
+    def pair(key, why, unique_left: bool = False) -> None:
+        """Pair each library left with the one library right of the same (non-empty) ``key``."""
+        for b in list(left):
+            k = key(b)
+            if not k:
+                continue
+            same = [a for a in right if key(a) == k]
+            if len(same) == 1 and (not unique_left or sum(key(x) == k for x in left) == 1):
+                out.append(Rename(b.path, same[0].path, why(b, same[0])))
+                left.remove(b)
+                right.remove(same[0])
+
     # same identity first (the strongest evidence), then the same name but for a repair hash or a
-    # version, then the same export set
-    for b in list(left):
-        base = _identity_base(b)
-        if not base:
-            continue
-        same = [a for a in right if _identity_base(a) == base]
-        if len(same) == 1:
-            out.append(Rename(b.path, same[0].path, f"same identity {b.identity}"))
-            left.remove(b)
-            right.remove(same[0])
-    # the same library renamed by a repair tool's hash or by its version, in the same directory
-    for b in list(left):
-        key = (b.directory, library_stem(b.name))
-        same = [a for a in right if (a.directory, library_stem(a.name)) == key]
-        if len(same) == 1 and len([x for x in left if (x.directory, library_stem(x.name)) == key]) == 1:
-            why = _why_same_library(b, same[0])
-            out.append(Rename(b.path, same[0].path, why))
-            left.remove(b)
-            right.remove(same[0])
-    for b in list(left):
-        ex = _export_set(b)
-        if not ex:
-            continue
-        same = [a for a in right if _export_set(a) == ex]
-        if len(same) == 1:
-            out.append(Rename(b.path, same[0].path, f"same exports ({len(ex)})"))
-            left.remove(b)
-            right.remove(same[0])
+    # version in the same directory, then the same export set
+    pair(_identity_base, lambda b, _a: f"same identity {b.identity}")
+    pair(lambda b: (b.directory, library_stem(b.name)), _why_same_library, unique_left=True)
+    pair(_export_set, lambda b, _a: f"same exports ({len(_export_set(b))})")
     return out
 
 
