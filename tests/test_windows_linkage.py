@@ -366,3 +366,35 @@ def test_wa503_is_an_error_for_what_the_loader_loads():
     assert f.severity == "error"
     module = [pe("pkg/_ext.cp311-win_amd64.pyd", ["KERNEL32.dll"], machine="x86")]
     assert [f.severity for f in check_linkage(wheel(module)) if f.code == "WA503"] == ["error"]
+
+
+def test_a_plugin_finds_what_its_wheel_ships_when_that_is_loaded_first():
+    """PyQt5-Qt5's Qt plugins import Qt5Core.dll, which the wheel ships in Qt5/bin, off their
+    route: Qt loads a plugin after Qt5Core.dll, and Windows reuses a loaded DLL of that name. A
+    warning; a name the wheel ships nowhere stays an error. (The wheel is PyQt5-Qt5 itself, whose
+    libraries the provider table knows: it is never told to require itself.)"""
+    libs = [pe("PyQt5/Qt5/bin/Qt5Core.dll", ["KERNEL32.dll"]),
+            pe("PyQt5/Qt5/plugins/sqldrivers/qsqlite.dll", ["Qt5Core.dll", "KERNEL32.dll"]),
+            pe("PyQt5/Qt5/plugins/sqldrivers/qsqlpsql.dll", ["Qt5Core.dll", "LIBPQ.dll", "KERNEL32.dll"])]
+    w = wheel(libs, tag="py3-none-win_amd64")
+    w.name = "PyQt5-Qt5"
+    found = {f.subject: f for f in check_linkage(w)}
+    assert sorted(found) == ["LIBPQ.dll", "Qt5Core.dll"]
+    assert (found["Qt5Core.dll"].code, found["Qt5Core.dll"].severity) == ("WA501", "warning")
+    assert "already loaded" in found["Qt5Core.dll"].message
+    assert (found["LIBPQ.dll"].code, found["LIBPQ.dll"].severity) == ("WA501", "error")
+    # a module the wheel's own importer loads is no plugin: its missing route is an error
+    module = [pe("pkg/bin/mycore.dll", ["KERNEL32.dll"]), pe("pkg/_qt.cp311-win_amd64.pyd", ["mycore.dll"])]
+    [f] = check_linkage(wheel(module))
+    assert (f.code, f.severity) == ("WA501", "error")
+
+
+def test_qt_for_pyqt_is_provided_by_the_distribution_pyqt_requires():
+    """PyQt5's modules link Qt5Core.dll, which PyQt5-Qt5 ships; PyQt5 requires it. Qt's wheels
+    vendor msvcp140.dll too, which the provider table never offers (every wheel ships its own)."""
+    libs = [pe("PyQt5/QtCore.pyd", ["Qt5Core.dll", "MSVCP140.dll", "KERNEL32.dll"])]
+    w = wheel(libs, tag="cp38-abi3-win_amd64")
+    w.requires_dist = ["PyQt5-Qt5<5.16.0,>=5.15.2"]
+    assert [(f.code, f.subject) for f in check_linkage(w)] == [("WA501", "MSVCP140.dll")]
+    w.requires_dist = []
+    assert sorted((f.code, f.subject) for f in check_linkage(w)) == [("WA501", "MSVCP140.dll"), ("WA505", "pyqt5-qt5")]
