@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from wheelaudit.ruleset.conditions import traits_from_tags
 from wheelaudit.checks.extension import is_extension_module
+from wheelaudit.model.binary import MACHO_EXECUTABLE, MACHO_FLAT
 from wheelaudit.model.finding import Finding
 from wheelaudit.platforms.tags import parse_platform
 
@@ -346,6 +347,22 @@ def _version(text: str) -> tuple[int, ...]:
     return tuple(int(x) for x in text.split("."))
 
 
+def _interpreter(library: str) -> bool:
+    """Whether imports bound to ``library`` (a PE DLL, a Mach-O install name or lookup) are the
+    interpreter's: ``python3.dll``/``python3X.dll``, libpython, a flat or main-executable lookup."""
+    return (library in (MACHO_FLAT, MACHO_EXECUTABLE) or bool(_PYTHON_DLL.match(library))
+            or library.lower() == "python3.dll" or links_libpython(library))
+
+
+def _bound_elsewhere(sl) -> set[str]:
+    """Names the slice imports from a library that is not the interpreter (PE and two-level
+    Mach-O name the library of each import): that library's own, whatever they are called
+    (shiboken6.abi3.dll exports ``PyDateTimeAPI``, ``PyRun_String`` shims of its own)."""
+    by_library = getattr(sl, "imports_from", None) or {}
+    mine = {n for lib, names in by_library.items() if _interpreter(lib) for n in names}
+    return {n for lib, names in by_library.items() if not _interpreter(lib) for n in names} - mine
+
+
 def check_stable_abi(wheel) -> list[Finding]:
     """WA601: an extension module of an abi3 wheel imports a CPython symbol that the Stable ABI
     of the wheel's minimum version does not have: one added later (``cp39-abi3`` importing a
@@ -370,8 +387,9 @@ def check_stable_abi(wheel) -> list[Finding]:
             for dll in getattr(sl, "imports_from", {}) or {}:
                 if _PYTHON_DLL.match(dll):
                     dlls.add(dll)
+            theirs = _bound_elsewhere(sl)
             for name in sl.imports:
-                if not name.startswith(("Py", "_Py")) or name.startswith("PyInit_"):
+                if not name.startswith(("Py", "_Py")) or name.startswith("PyInit_") or name in theirs:
                     continue
                 added = stable_abi_symbol(name)
                 if added is None:
