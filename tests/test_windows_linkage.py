@@ -236,6 +236,17 @@ def test_pathlib_and_nested_dirname_spellings():
             "for name in os.listdir(libs):\n    ctypes.windll.kernel32.LoadLibraryExW(str(libs / name), None, 8)\n")
     assert folders_in(loop, "y/__init__.py") == ["y.libs"]
     assert folders_in("import os\nos.add_dll_directory(__file__)\n", "pkg/__init__.py") == []
+    # OpenVINO's spelling: a list appended to, then each entry joined to the package's folder
+    # (joining an absolute path drops what came before it)
+    appended = ("import os\nlibs = []\nif os.path.isdir(os.path.join(os.path.dirname(__file__), 'libs')):\n"
+                "    libs.append(os.path.join(os.path.dirname(__file__), 'libs'))\nfor lib in libs:\n"
+                "    lib_path = os.path.join(os.path.dirname(__file__), lib)\n"
+                "    os.add_dll_directory(os.path.abspath(lib_path))\n")
+    assert folders_in(appended, "openvino/package_utils.py") == ["openvino/libs"]
+    assert folders_in("import os\nd = []\nd.append(os.getenv('X'))\nfor x in d:\n    os.add_dll_directory(x)\n",
+                      "pkg/__init__.py") == []
+    assert folders_in("import os\nos.add_dll_directory(os.path.join(os.path.dirname(__file__), os.getcwd()))\n",
+                      "pkg/__init__.py") == []
 
 
 def test_a_pth_files_startup_import_adds_its_folders():

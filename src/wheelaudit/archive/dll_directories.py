@@ -18,7 +18,7 @@ package's own folder — ``os.path.join(os.path.dirname(__file__), <literal part
 ``os.path.split(__file__)[0]``) or
 ``pathlib.Path(__file__).parent / <literal part>``, with ``os.pardir``, ``".."`` and ``.parent``
 climbing one folder, through any alias of ``os.path`` and through
-names it is assigned to, lists and comprehensions it is put in and loops over them — and reaches one of those calls.
+names it is assigned to, lists and comprehensions it is put in (or appended to) and loops over them — and reaches one of those calls.
 A path built another way is not seen; its DLLs are then unresolved (WA501), and a rules file can
 allow them (``[linkage] allow-external``).
 """
@@ -93,6 +93,10 @@ class _Paths:
                         self._bind(targets, self.of(node.value))
                 elif isinstance(node, (ast.For, ast.comprehension)):
                     self._bind([node.target], self.of(node.iter))
+                elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                      and node.func.attr in ("append", "extend", "insert") and node.args
+                      and isinstance(node.func.value, ast.Name)):  # libs.append(join(dirname(__file__), "libs"))
+                    self._bind([node.func.value], self.of(node.args[-1]))
 
     def _bind(self, targets, paths: set[tuple[str, ...]]) -> None:
         if not paths:
@@ -146,10 +150,18 @@ class _Paths:
                 if not isinstance(node.func, ast.Attribute):
                     return set()
                 heads, rest = self.of(node.func.value), node.args
-            tail = [_literal(arg) for arg in rest]
-            if any(t is None for t in tail):
-                return set()
-            return {h + tuple(tail) for h in heads if _FILE not in h}
+            paths = {h for h in heads if _FILE not in h}
+            for arg in rest:
+                part = _literal(arg)
+                if part is not None:
+                    paths = {p + (part,) for p in paths}
+                elif (whole := {p for p in self.of(arg) if _FILE not in p}):
+                    # a path built from __file__ is absolute, and joining an absolute path
+                    # drops what came before it (openvino: join(dirname(__file__), lib))
+                    paths = whole
+                else:
+                    return set()
+            return paths
         if name in ("resolve", "absolute") and isinstance(node.func, ast.Attribute) and not node.args:
             return self.of(node.func.value)  # Path(__file__).resolve()
         if name in _THROUGH + ("Path", "PurePath", "WindowsPath", "PureWindowsPath") and len(node.args) == 1:
