@@ -193,7 +193,7 @@ def read_wheel(wheel: Path) -> dict:
             identities = {s.identity for s in binary.slices if s.identity}
             if binary.format == "pe":
                 name, identity = name.lower(), name.lower()  # the loader compares DLL names case-blind
-                if policydata.windows_dll_origin(name, binary.slices[0].arch if binary.slices else "", True):
+                if policydata.windows_dll_origin(name, binary.slices[0].arch if binary.slices else "", "10"):
                     # a system DLL, the VC++ runtime or the UCRT that the wheel carries for itself
                     # (Qt ships msvcp140.dll, d3dcompiler_47.dll): every wheel brings or finds its
                     # own; requiring this distribution for it would be no answer

@@ -48,11 +48,22 @@ PYTHON_DLL_PATTERN = r"python3[0-9]+t?\.dll"
 # (KB2999226), which CPython's installer requires (CPython 3.5+ links it through api-ms-win-crt-*).
 UNIVERSAL_CRT = ["ucrtbase.dll"]
 
-# In-box since Windows 8.1, so on every Windows that CPython 3.9+ runs on (PEP 11: 3.9 and later
-# need Windows 8.1 or newer), though not on the Windows 7 SP1 and 8 that delvewheel's lists
-# also cover: D3DCompiler_47.dll (Microsoft: "part of Windows 8.1 and later"; KB4019990 brings it
-# to Windows 7). Applied only to a wheel whose tags all need CPython 3.9+.
-SINCE_WINDOWS_8_1 = ["d3dcompiler_47.dll"]
+# In-box since Windows 8.1 (CPython 3.9 to 3.12 need Windows 8.1 or newer, PEP 11), though not on
+# the Windows 7 SP1 that delvewheel's ignore lists also cover: D3DCompiler_47.dll (Microsoft:
+# "part of Windows 8.1 and later"; KB4019990 brings it to Windows 7); combase.dll (COM's base,
+# Windows 8), GdiPlus.dll (in System32 since Windows 8; Windows 7 keeps it in WinSxS only) and
+# SHCore.dll (Windows 8.1): each in delvewheel's dll_lists/8.1/System32.txt and absent from
+# dll_lists/7 SP1/System32.txt (github.com/adang1345/delvewheel, commit 95932c4, not shipped in its
+# wheel or sdist). A wheel whose interpreters all need CPython 3.9+ finds them; another one is
+# told that they are missing on Windows 7 (a warning).
+SINCE_WINDOWS_8_1 = ["combase.dll", "d3dcompiler_47.dll", "gdiplus.dll", "shcore.dll"]
+
+# In-box since Windows 10 (CPython 3.13+ needs Windows 10 or newer: "Python 3.13 supports
+# Windows 10 and newer. If you require Windows 8.1 support, please install Python 3.12",
+# Doc/using/windows.rst, python/cpython#124822): D3D12.dll (Direct3D 12, a Windows 10 component)
+# and the system ICU, icuuc.dll / icuin.dll (Windows 10 version 1703 and later; earlier Windows 10
+# versions are out of support). Qt 6 needs them (and Windows 10 itself).
+SINCE_WINDOWS_10 = ["d3d12.dll", "icuin.dll", "icuuc.dll"]
 
 # MSVC redistributable DLLs (Visual C++ 2015-2022, v14.x) that are not part of Windows: a wheel
 # whose binaries import them must ship them (delvewheel vendors them; the "VC++ redistributable"
@@ -119,7 +130,8 @@ def build(wheel: Path) -> dict:
                     "schema. python_runtime: what CPython's Windows installer ships beside python.exe "
                     "(plus python_dll_pattern, python3X.dll). universal_crt: part of Windows 10+, and of "
                     "every Windows that CPython 3.5+ installs on. since_windows_8_1: in-box on Windows "
-                    "8.1 and later, so present wherever CPython 3.9+ runs. msvc_redistributable: Visual C++ "
+                    "8.1 and later, so present wherever CPython 3.9+ runs; since_windows_10: in-box on "
+                    "Windows 10 and later, where CPython 3.13+ runs. msvc_redistributable: Visual C++ "
                     "runtime DLLs that are NOT on a clean Windows: a wheel that imports them must ship "
                     "them. redistributable_on_clean_windows: the old system CRTs (msvcrt.dll, "
                     "msvcp60.dll, mfc42.dll...) that delvewheel's vc_redist pattern matches but Windows "
@@ -129,6 +141,7 @@ def build(wheel: Path) -> dict:
         "python_dll_pattern": PYTHON_DLL_PATTERN,
         "universal_crt": UNIVERSAL_CRT,
         "since_windows_8_1": SINCE_WINDOWS_8_1,
+        "since_windows_10": SINCE_WINDOWS_10,
         "msvc_redistributable": MSVC_REDISTRIBUTABLE,
         "delvewheel_vc_redist_pattern": vc_pattern,
         "delvewheel_ignore_regexes": sorted(lits.get("ignore_regexes", [])),

@@ -137,6 +137,11 @@ def test_windows_dll_origins():
                    "msvcp140_codecvt_ids.dll", "vcomp140.dll", "concrt140.dll", "vccorlib140.dll"):
         assert windows_dll_origin(redist, "x86_64") == "redistributable", redist
     assert windows_dll_origin("libopenblas.dll", "x86_64") is None
+    # in-box from a later Windows on: there for a wheel whose interpreters need that Windows
+    assert windows_dll_origin("GdiPlus.dll", "x86_64") == "windows-8.1"
+    assert windows_dll_origin("GdiPlus.dll", "x86_64", "8.1") == "system"
+    assert windows_dll_origin("d3d12.dll", "x86_64", "8.1") == "windows-10"
+    assert windows_dll_origin("D3D12.dll", "x86_64", "10") == "system"
     assert windows_system_dlls("armv7") == frozenset()
 
 

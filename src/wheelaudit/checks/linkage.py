@@ -402,6 +402,8 @@ class Resolution:
     consulted: list[tuple[str, str, str]] = field(default_factory=list)
     #: an absolute (build-machine) directory the loader tries before the system's copy
     build_path: str | None = None
+    #: a system DLL in-box only from this Windows on, newer than the oldest the wheel runs on
+    since_windows: str | None = None
     #: a provider from the provider table: whether the wheel requires it (None: the rules'
     #: provided-by, whose requirement WA505 checks itself)
     required: bool | None = None
@@ -673,7 +675,7 @@ class _Resolver:
         package adds at import time (``os.add_dll_directory``, delvewheel's ``<dist>.libs``),
         then System32 and the API sets. PATH is not searched. Names compare case-insensitively."""
         name = dep.name
-        origin = policydata.windows_dll_origin(name, s.arch, self._windows_8_1)
+        origin = policydata.windows_dll_origin(name, s.arch, self._oldest_windows)
         if origin == "python" and not self._python_dll_fits(name):
             wanted = ", ".join(sorted(self._python_dlls))
             return self._finish(b, dep, [], f"{name} is another CPython's DLL: the wheel's tags load {wanted}")
@@ -694,6 +696,13 @@ class _Resolver:
             tried.append(f"{_show(cand)} ({why})")
         if origin == "system":
             return Resolution(dep, "external", external=f"{name} ({_PE_ORIGINS[origin]})")
+        if origin is not None and origin.startswith("windows-"):
+            since = origin.removeprefix("windows-")
+            r = self._finish(b, dep, tried, f"in-box on Windows {since} and later only; the wheel's tags admit "
+                                            f"{_OLDER_WINDOWS[self._oldest_windows]}, where it is missing")
+            if r.status == "unresolved":
+                r.since_windows = since
+            return r
         reason = None
         if origin == "redistributable":
             reason = ("part of the Visual C++ redistributable, which a clean Windows does not have: the wheel "
@@ -737,11 +746,13 @@ class _Resolver:
         return self._python_dll_names
 
     @property
-    def _windows_8_1(self) -> bool:
-        """Whether every interpreter the wheel's tags name is CPython or PyPy 3.9 or later, which
-        run on Windows 8.1 and later only (PEP 11); a ``py3`` tag may mean an older one."""
+    def _oldest_windows(self) -> str:
+        """The oldest Windows the wheel's interpreters run on (PEP 11): ``"10"`` when every one its
+        tags name is CPython or PyPy 3.13 or later, ``"8.1"`` when 3.9 or later, else ``"7"``
+        (a ``py3`` tag may mean an older one)."""
         pythons = self.wheel.traits.pythons
-        return bool(pythons) and all((_python_version_of(p) or (0, 0)) >= (3, 9) for p in pythons)
+        oldest = min(((_python_version_of(p) or (0, 0)) for p in pythons), default=(0, 0))
+        return "10" if oldest >= (3, 13) else "8.1" if oldest >= (3, 9) else "7"
 
     def _python_dll_fits(self, name: str) -> bool:
         """Whether a CPython DLL an extension imports is one the interpreter of the wheel's tags
@@ -850,6 +861,8 @@ def _wa501(wheel, rules: _Rules, resolved: dict[str, dict[str, list[Resolution]]
         elif (guard := _optional_needers(wheel, paths)) is not None:
             optional = True
             msg += f" ({guard})"
+        elif r.since_windows is not None:
+            optional = True
         elif (host := _loaded_first(wheel, name, paths, loaded)) is not None:
             optional = True
             msg += (f" (the wheel ships {host}, and nothing in the wheel links "
@@ -857,7 +870,10 @@ def _wa501(wheel, rules: _Rules, resolved: dict[str, dict[str, list[Resolution]]
                     f"host loads, ctypes), {'it finds' if len(paths) == 1 else 'they find'} {_basename(name)} "
                     "when that is already loaded, as the loader reuses a loaded library of that name)")
         hint = ""
-        if optional:
+        if r.since_windows is not None:
+            hint = (f"nothing to do where the project supports Windows {r.since_windows} and later only (say so in its"
+                    f" install notes, or with [linkage] allow-external); else avoid {_basename(name)}")
+        elif optional:
             hint = "nothing is required: the package runs without it; vendor the library to make the module usable"
         elif b.format == "pe" and policydata.windows_dll_origin(name, b.slices[0].arch if b.slices else "") == "redistributable":
             hint = (f"ship {_basename(name)} in the wheel (delvewheel repair vendors it); a project whose install "
@@ -1002,6 +1018,10 @@ USER_WRITABLE: tuple[str, ...] = ("/tmp", "/tmp/*", "/var/tmp", "/var/tmp/*", "/
 INTERPRETER_LOADED: tuple[str, ...] = ("libc.so.6", "libm.so.6", "libpthread.so.0", "libdl.so.2",
                                        "libutil.so.1", "ld-linux*.so.*", "ld64.so.*", "ld-musl-*.so.1",
                                        "libc.musl-*.so.1", "libc.so")
+
+#: the interpreters that run on a Windows older than a DLL needs (by the wheel's oldest Windows)
+_OLDER_WINDOWS = {"7": "Python 3.8 and older, which runs on Windows 7",
+                  "8.1": "CPython 3.9 to 3.12, which runs on Windows 8.1"}
 
 _PE_ORIGINS = {
     "python": "shipped with CPython beside python.exe",

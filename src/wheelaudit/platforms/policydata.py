@@ -137,16 +137,21 @@ def _windows_sets() -> dict[str, frozenset[str]]:
     return {m: frozenset(names) for m, names in load("windows")["system"].items()}
 
 
+#: the Windows versions whose in-box DLLs the data lists beyond every Windows's (oldest first)
+WINDOWS_VERSIONS = ("7", "8.1", "10")
+
+
 @lru_cache(maxsize=4096)
-def windows_dll_origin(name: str, machine: str, windows_8_1: bool = False) -> str | None:
+def windows_dll_origin(name: str, machine: str, windows: str = "7") -> str | None:
     """Where a DLL that a binary of ``machine`` imports comes from, when not from the wheel:
 
     ``"api-set"`` (``api-ms-win-*``, ``ext-ms-*``: the loader maps it), ``"python"`` (beside
     python.exe: ``python3.dll``, ``python3X.dll``, ``vcruntime140.dll``, ...), ``"ucrt"``
-    (``ucrtbase.dll``), ``"system"`` (on every clean Windows; with ``windows_8_1``, a wheel
-    whose interpreters all need Windows 8.1 or later, also what those carry), ``"redistributable"``
-    (an MSVC runtime DLL that is *not* on a clean Windows: the wheel must ship it), or None
-    (unknown). Names compare case-insensitively, as Windows does."""
+    (``ucrtbase.dll``), ``"system"`` (in-box on ``windows``, the oldest Windows the wheel's
+    interpreters run on, and every later one: ``"7"``, ``"8.1"`` or ``"10"``), ``"windows-8.1"``
+    / ``"windows-10"`` (in-box only from that version on, later than ``windows``),
+    ``"redistributable"`` (an MSVC runtime DLL that is *not* on a clean Windows: the wheel must
+    ship it), or None (unknown). Names compare case-insensitively, as Windows does."""
     data = load("windows")
     low = name.lower()
     if low.startswith(tuple(data["api_set_prefixes"])):
@@ -155,8 +160,12 @@ def windows_dll_origin(name: str, machine: str, windows_8_1: bool = False) -> st
         return "python"
     if low in data["universal_crt"]:
         return "ucrt"
-    if low in windows_system_dlls(machine) or (windows_8_1 and low in data["since_windows_8_1"]):
+    if low in windows_system_dlls(machine):
         return "system"
+    for version in WINDOWS_VERSIONS[1:]:
+        if low in data[f"since_windows_{version.replace('.', '_')}"]:
+            older = WINDOWS_VERSIONS.index(windows) < WINDOWS_VERSIONS.index(version)
+            return f"windows-{version}" if older else "system"
     if low in data["msvc_redistributable"]:
         return "redistributable"
     return None
