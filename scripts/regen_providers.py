@@ -120,6 +120,8 @@ DISTRIBUTIONS: dict[str, tuple[list[str | None], list[str]]] = {
     # Qt's libraries for the PyQt bindings (PyQt5 requires PyQt5-Qt5, PyQt6 requires PyQt6-Qt6)
     "pyqt5-qt5": ([None], ALL),
     "pyqt6-qt6": ([None], ALL),
+    # PySide6's runtime: PySide6-Essentials requires shiboken6, whose library its modules link
+    "shiboken6": ([None], ALL),
 }
 
 # GPU driver libraries: installed with the driver, outside Python; no wheel ships them (and
@@ -191,18 +193,22 @@ def read_wheel(wheel: Path) -> dict:
                 continue
             name = info.filename.rsplit("/", 1)[-1]
             identities = {s.identity for s in binary.slices if s.identity}
+            runtime = False
             if binary.format == "pe":
                 name, identity = name.lower(), name.lower()  # the loader compares DLL names case-blind
-                if policydata.windows_dll_origin(name, binary.slices[0].arch if binary.slices else "", "10"):
-                    # a system DLL, the VC++ runtime or the UCRT that the wheel carries for itself
-                    # (Qt ships msvcp140.dll, d3dcompiler_47.dll): every wheel brings or finds its
-                    # own; requiring this distribution for it would be no answer
-                    continue
+                origin = policydata.windows_dll_origin(name, binary.slices[0].arch if binary.slices else "", "10")
+                if origin == "redistributable":
+                    # the VC++ runtime the wheel carries for itself (Qt ships msvcp140.dll): it serves
+                    # the wheels that require this distribution, but requiring it for the runtime
+                    # alone would be no answer ("runtime": never offered to a wheel that does not)
+                    runtime = True
+                elif origin is not None:
+                    continue  # a system DLL, CPython's or the UCRT (Qt ships d3dcompiler_47.dll)
             else:
                 identity = sorted(identities)[0] if identities else None
             if name in libraries:
                 continue  # the same file name twice (another directory): the first one answers
-            libraries[name] = {"identity": identity, "path": info.filename}
+            libraries[name] = {"identity": identity, "path": info.filename, **({"runtime": True} if runtime else {})}
     return {
         "requires": meta.get_all("Requires-Dist") or [],
         "provides_extra": [canonicalize_name(e) for e in meta.get_all("Provides-Extra") or []],

@@ -419,10 +419,53 @@ def test_a_plugin_finds_what_its_wheel_ships_when_that_is_loaded_first():
 
 def test_qt_for_pyqt_is_provided_by_the_distribution_pyqt_requires():
     """PyQt5's modules link Qt5Core.dll, which PyQt5-Qt5 ships; PyQt5 requires it. Qt's wheels
-    vendor msvcp140.dll too, which the provider table never offers (every wheel ships its own)."""
+    vendor msvcp140.dll too, beside Qt: it serves the wheels that require them (PyQt6's modules
+    import MSVCP140_2.dll from PyQt6/Qt6/bin), but is never offered to a wheel that does not
+    (every wheel ships its own VC++ runtime, or names the redistributable)."""
     libs = [pe("PyQt5/QtCore.pyd", ["Qt5Core.dll", "MSVCP140.dll", "KERNEL32.dll"])]
     w = wheel(libs, tag="cp38-abi3-win_amd64")
     w.requires_dist = ["PyQt5-Qt5<5.16.0,>=5.15.2"]
-    assert [(f.code, f.subject) for f in check_linkage(w)] == [("WA501", "MSVCP140.dll")]
+    assert check_linkage(w) == []
     w.requires_dist = []
-    assert sorted((f.code, f.subject) for f in check_linkage(w)) == [("WA501", "MSVCP140.dll"), ("WA505", "pyqt5-qt5")]
+    found = {(f.code, f.subject): f for f in check_linkage(w)}
+    assert sorted(found) == [("WA501", "MSVCP140.dll"), ("WA505", "pyqt5-qt5")]
+    assert "Visual C++ redistributable" in found[("WA501", "MSVCP140.dll")].message
+    six = wheel([pe("PyQt6/QtGui.pyd", ["Qt6Gui.dll", "MSVCP140_2.dll", "KERNEL32.dll"])], tag="cp39-abi3-win_amd64")
+    six.requires_dist = ["PyQt6-Qt6<6.13.0,>=6.12.0"]
+    assert check_linkage(six) == []
+
+
+def test_a_wheel_that_ships_qt_is_never_told_to_require_another_qt():
+    """PySide6's plugins import Qt6Pdf.dll, which PySide6-Addons ships and PyQt6-Qt6 too: a wheel
+    that ships Qt's libraries itself (Qt6Core.dll) is not told to require PyQt6-Qt6's build of
+    Qt; the missing library stays WA501."""
+    libs = [pe("PySide6/Qt6Core.dll", ["KERNEL32.dll"]),
+            pe("PySide6/plugins/imageformats/qpdf.dll", ["Qt6Core.dll", "Qt6Pdf.dll", "KERNEL32.dll"])]
+    w = wheel(libs, tag="cp39-abi3-win_amd64")
+    w.name = "PySide6-Essentials"
+    assert [(f.code, f.subject) for f in check_linkage(w) if f.severity == "error"] == [("WA501", "Qt6Pdf.dll")]
+    # without Qt of its own, the plugin's wheel is told who ships it
+    alone = wheel([pe("pkg/qpdf_plugin.dll", ["Qt6Pdf.dll", "KERNEL32.dll"])], tag="cp39-abi3-win_amd64")
+    assert [f.code for f in check_linkage(alone)] == ["WA505"]
+
+
+def test_shiboken_is_provided_by_the_distribution_pyside_requires():
+    """PySide6's modules link shiboken6.abi3.dll (a library: Windows imports modules from .pyd
+    files only), which the shiboken6 distribution ships; PySide6-Essentials requires it."""
+    w = wheel([pe("PySide6/QtCore.pyd", ["shiboken6.abi3.dll", "KERNEL32.dll"])], tag="cp39-abi3-win_amd64")
+    w.requires_dist = ["shiboken6==6.12.0"]
+    assert check_linkage(w) == []
+
+
+@pytest.mark.parametrize("path,fmt,module", [
+    ("pkg/_ext.pyd", "pe", True), ("pkg/_ext.cp311-win_amd64.pyd", "pe", True),
+    ("shiboken6/shiboken6.abi3.dll", "pe", False),            # a library: Windows imports .pyd files
+    ("pkg/_ext.abi3.so", "elf", True), ("pkg/_ext.cpython-311-x86_64-linux-gnu.so", "elf", True),
+    ("shiboken6/libshiboken6.abi3.so.6.12", "elf", False),     # a versioned library: no importer takes it
+    ("pkg/_ext.pypy310-pp73-x86_64-linux-gnu.so", "elf", True), ("pkg/libfoo.so", "elf", False),
+])
+def test_an_extension_module_is_what_an_importer_takes(path, fmt, module):
+    from wheelaudit.checks.extension import is_extension_module
+
+    b = Binary(path=path, format=fmt, size=1, slices=[Slice(arch="x86_64")])
+    assert is_extension_module(b) is module

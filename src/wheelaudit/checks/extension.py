@@ -13,8 +13,11 @@ def is_extension_module(b: Binary) -> bool:
     """A CPython/PyPy extension module (``*.cpython-311-*.so``, ``*.abi3.so``, ``*.pyd``, or a
     binary exporting ``PyInit_*``)."""
     name = b.name
-    if ".cpython-" in name or ".abi3." in name or ".pypy" in name or name.endswith(".pyd"):
+    if name.endswith(".pyd") or (b.format != "pe" and name.endswith(".so")
+                                 and (".cpython-" in name or ".abi3." in name or ".pypy" in name)):
         return True
+    # (an importer takes a module from a .pyd on Windows, from a .so elsewhere: shiboken6.abi3.dll
+    # and libshiboken6.abi3.so.6.12 are libraries; a binary that exports PyInit_* is a module)
     return any(_exports_name_prefix(sl, "PyInit_") for sl in b.slices)
 
 

@@ -193,14 +193,26 @@ class _Rules:
             return Resolution(dep, "provided", dist=p.entry.distribution, required=True,
                               external=f"provided by {note} (Requires-Dist: {p.requirement})")
         own = canonicalize_name(getattr(wheel, "name", "") or "")
+        if _basename(name).lower() in self._shipped_names:
+            return None  # the wheel ships a library of that name itself (elsewhere): never another's copy
         # (the wheel's own distribution ships it, elsewhere than this lookup reaches: unresolved)
-        entries = [e for plat in plats for e in providers.providers_of(name, plat) if e.distribution != own]
+        # (nor a distribution that ships what the wheel ships itself: a second build of the same
+        # libraries, as PyQt6-Qt6's Qt is to PySide6's, is no requirement to add)
+        entries = [e for plat in plats for e in providers.providers_of(name, plat) if e.distribution != own
+                   and not providers.ships_any(e.distribution, self._shipped_names, plat)]
         if entries:
             e = entries[0]
             return Resolution(dep, "provided", dist=e.distribution, required=False,
                               external=f"provided by {e.distribution} ({e.distribution}{e.versions}), "
                                        "which the wheel does not require")
         return None
+
+    @property
+    def _shipped_names(self) -> frozenset[str]:
+        """The file names (lowercase) of the wheel's readable binaries."""
+        if not hasattr(self, "_shipped"):
+            self._shipped = frozenset(b.name.lower() for b in getattr(self._wheel, "libraries", ()) if b.ok)
+        return self._shipped
 
     def declared_optional(self, name: str) -> bool:
         """Whether ``[linkage] optional`` names the dependency ``name`` (or its file name)."""

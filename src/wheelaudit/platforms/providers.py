@@ -24,7 +24,7 @@ from packaging.version import Version
 from wheelaudit.platforms.policydata import load
 from wheelaudit.platforms.tags import parse_platform
 
-__all__ = ["ProviderEntry", "Provision", "providers_of", "driver_library", "required_provider"]
+__all__ = ["ProviderEntry", "Provision", "providers_of", "driver_library", "required_provider", "ships_any"]
 
 
 
@@ -228,7 +228,7 @@ def _providers_of(library_name: str, platform_tag: str) -> tuple[ProviderEntry, 
         shipping = set()
         for name, dist in data["distributions"].items():
             lib = dist.get("libraries", {}).get(family, {}).get(key)
-            if lib is not None:
+            if lib is not None and not lib.get("runtime"):  # (the VC++ runtime: for requirers only)
                 shipping.add(name)
                 entry = ProviderEntry(name, lib["versions"], (), name, lib.get("identity"), lib.get("path"))
                 out.setdefault((name, ()), entry)
@@ -256,6 +256,19 @@ def _providers_of(library_name: str, platform_tag: str) -> tuple[ProviderEntry, 
                     out.setdefault((name, path), ProviderEntry(name, spec, path, shipper, lib.get("identity"),
                                                                 lib.get("path")))
     return tuple(out.values())
+
+
+def ships_any(distribution: str, library_names: Iterable[str], platform_tag: str) -> bool:
+    """Whether ``distribution``'s wheels for ``platform_tag`` ship a library of one of these names
+    (a wheel that ships Qt's libraries itself does not take another distribution's copy of one)."""
+    dist = _distribution(distribution)
+    if dist is None:
+        return False
+    for family in _families(platform_tag):
+        libs = dist.get("libraries", {}).get(family, {})
+        if any(_library_key(n, family) in libs for n in library_names):
+            return True
+    return False
 
 
 def driver_library(name: str, platform_tag: str) -> bool:
