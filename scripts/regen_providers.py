@@ -122,6 +122,10 @@ DISTRIBUTIONS: dict[str, tuple[list[str | None], list[str]]] = {
     "pyqt6-qt6": ([None], ALL),
     # PySide6's runtime: PySide6-Essentials requires shiboken6, whose library its modules link
     "shiboken6": ([None], ALL),
+    # Kivy's Windows dependencies: SDL2, GLEW, ANGLE and GStreamer in <prefix>/share/*/bin, which
+    # kivy adds to the DLL search at import (Kivy requires them on win32; GStreamer with an extra)
+    **{name: ([None], ["windows-x86_64"]) for name in ("kivy-deps.sdl2", "kivy-deps.glew", "kivy-deps.angle",
+                                                        "kivy-deps.gstreamer")},
 }
 
 # GPU driver libraries: installed with the driver, outside Python; no wheel ships them (and

@@ -54,7 +54,9 @@ def test_markers_and_extras_are_evaluated_for_the_wheel():
     assert codes(check_linkage(wheel(TORCH_LIBS, requires=['torch; sys_platform == "darwin"']))) == [("WA505", "error")]
     assert check_linkage(wheel(TORCH_LIBS, requires=['torch; sys_platform == "linux"'])) == []
     # one behind the wheel's own extra: `pip install ext` alone does not bring it
-    assert codes(check_linkage(wheel(TORCH_LIBS, requires=['torch; extra == "gpu"']))) == [("WA505", "error")]
+    [f] = check_linkage(wheel(TORCH_LIBS, requires=['torch; extra == "gpu"']))
+    assert (f.code, f.severity) == ("WA505", "error")
+    assert "requires only with its extra gpu" in f.message and "`pip install ext[gpu]` brings them" in f.message
 
 
 def test_cuda_libraries_through_a_meta_distribution_and_the_driver():

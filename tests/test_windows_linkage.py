@@ -469,3 +469,16 @@ def test_an_extension_module_is_what_an_importer_takes(path, fmt, module):
 
     b = Binary(path=path, format=fmt, size=1, slices=[Slice(arch="x86_64")])
     assert is_extension_module(b) is module
+
+
+def test_kivys_sdl2_is_provided_by_the_kivy_deps_it_requires_on_windows():
+    """Kivy's modules import SDL2.dll and glew32.dll, which kivy-deps.sdl2 / kivy-deps.glew install
+    into <prefix>/share/*/bin and kivy adds to the DLL search at import; Kivy requires them on
+    win32. GStreamer comes only with an extra: the message says which one brings it."""
+    w = wheel([pe("kivy/core/window/_window_sdl2.cp311-win_amd64.pyd", ["SDL2.dll", "glew32.dll", "KERNEL32.dll"]),
+               pe("kivy/lib/gstplayer/_gstplayer.cp311-win_amd64.pyd", ["gstreamer-1.0-0.dll", "KERNEL32.dll"])])
+    w.name = "Kivy"
+    w.requires_dist = ['kivy-deps.sdl2~=0.8.0; sys_platform == "win32"', 'kivy-deps.glew~=0.3.1; sys_platform == "win32"',
+                       'kivy-deps.gstreamer~=0.3.3; sys_platform == "win32" and extra == "gstreamer"']
+    [f] = check_linkage(w)
+    assert (f.code, f.subject) == ("WA505", "kivy-deps-gstreamer") and "pip install Kivy[gstreamer]" in f.message

@@ -201,7 +201,15 @@ class _Rules:
         entries = [e for plat in plats for e in providers.providers_of(name, plat) if e.distribution != own
                    and not providers.ships_any(e.distribution, self._shipped_names, plat)]
         if entries:
-            e = entries[0]
+            extra_only = _required_dists(wheel)[1]
+            # (a distribution the wheel requires with one of its extras first: the project chose that)
+            e = next((e for e in entries if e.distribution in extra_only), entries[0])
+            extras = sorted(set(extra_only.get(e.distribution, ())))
+            if extras:
+                return Resolution(dep, "provided", dist=e.distribution, required=False, extras=extras,
+                                  external=f"provided by {e.distribution} ({e.distribution}{e.versions}), which the "
+                                           f"wheel requires only with its extra{'s' if len(extras) > 1 else ''} "
+                                           f"{', '.join(extras)}")
             return Resolution(dep, "provided", dist=e.distribution, required=False,
                               external=f"provided by {e.distribution} ({e.distribution}{e.versions}), "
                                        "which the wheel does not require")
@@ -416,6 +424,8 @@ class Resolution:
     build_path: str | None = None
     #: a system DLL in-box only from this Windows on, newer than the oldest the wheel runs on
     since_windows: str | None = None
+    #: the wheel's extras that require the provider (``required=False``: not without one)
+    extras: list[str] = field(default_factory=list)
     #: a provider from the provider table: whether the wheel requires it (None: the rules'
     #: provided-by, whose requirement WA505 checks itself)
     required: bool | None = None
@@ -962,19 +972,32 @@ def _optional_hint(dist: str) -> str:
 def _wa505_table(wheel, resolved: dict[str, dict[str, list[Resolution]]], rules: _Rules) -> list[Finding]:
     """One WA505 per distribution the provider table names but the wheel does not require:
     every library it would provide, every binary that needs one."""
-    need: dict[str, tuple[list[str], list[str], str]] = {}
+    need: dict[str, tuple[list[str], list[str], str, list[str]]] = {}
     for path, per_arch in resolved.items():
         for rs in per_arch.values():
             for r in rs:
                 if r.status == "provided" and r.required is False and r.dist:
-                    libs, paths, note = need.setdefault(r.dist, ([], [], r.external or ""))
+                    libs, paths, note, _extras = need.setdefault(r.dist, ([], [], r.external or "", r.extras))
                     if r.dependency.name not in libs:
                         libs.append(r.dependency.name)
                     if path not in paths:
                         paths.append(path)
     out = []
-    for dist, (libs, paths, note) in need.items():
+    for dist, (libs, paths, note, extras) in need.items():
         guard = _optional_needers(wheel, paths)
+        if extras:  # the project made them opt-in: `pip install NAME[extra]` brings them
+            extra = next((x for x in extras if x in dist), extras[0])  # (kivy[gstreamer] for kivy-deps-gstreamer)
+            spelled = f"{getattr(wheel, 'name', '') or 'the wheel'}[{extra}]"
+            out.append(Finding(
+                "WA505", f"{examples(paths, 2)} need{'s' if len(paths) == 1 else ''} {examples(libs, 6)}, {note}: "
+                         f"installed without {'one of them' if len(extras) > 1 else 'it'} they are unloadable "
+                         f"(`pip install {spelled}` brings them)" + (f" ({guard})" if guard else ""),
+                subject=dist, paths=paths, symbols=[], rule=RULE,
+                severity_override="warning" if guard or all(map(rules.declared_optional, libs)) else None,
+                hint=(f"require {dist} outright; or, where {spelled} is how users get this feature and the "
+                      f"package imports {'the module' if len(paths) == 1 else 'these modules'} only when it is"
+                      f" used, declare {'it' if len(libs) == 1 else 'them'} in [linkage] optional")))
+            continue
         out.append(Finding(
             "WA505", f"{examples(paths, 2)} need{'s' if len(paths) == 1 else ''} {examples(libs, 6)}, "
                      f"{note}: `pip install` of this wheel alone leaves them unloadable"
