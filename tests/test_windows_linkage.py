@@ -415,6 +415,7 @@ def test_a_plugin_finds_what_its_wheel_ships_when_that_is_loaded_first():
     module = [pe("pkg/bin/mycore.dll", ["KERNEL32.dll"]), pe("pkg/_qt.cp311-win_amd64.pyd", ["mycore.dll"])]
     [f] = check_linkage(wheel(module))
     assert (f.code, f.severity) == ("WA501", "error")
+    assert "the wheel ships pkg/bin/mycore.dll: the loader reuses it only when" in f.message  # (jaxlib's jax_common.dll)
 
 
 def test_qt_for_pyqt_is_provided_by_the_distribution_pyqt_requires():

@@ -829,11 +829,14 @@ def _loaded_first(wheel, name: str, paths: list[str], loaded: set[str]) -> str |
     are by their host): loaded first, it serves them. None otherwise."""
     if not paths or any(p in loaded for p in paths):
         return None
+    return _shipped_as(wheel, name)
+
+
+def _shipped_as(wheel, name: str) -> str | None:
+    """The path of a readable binary of the wheel named ``name`` (case-blind on Windows), if any."""
     base = _basename(name)
-    for b in wheel.libraries:
-        if b.ok and (b.name == base or (b.format == "pe" and b.name.lower() == base.lower())):
-            return b.path
-    return None
+    return next((b.path for b in wheel.libraries if b.ok and (b.name == base or (
+        b.format == "pe" and b.name.lower() == base.lower()))), None)
 
 
 def _wa501(wheel, rules: _Rules, resolved: dict[str, dict[str, list[Resolution]]], loaded: set[str]) -> list[Finding]:
@@ -891,6 +894,9 @@ def _wa501(wheel, rules: _Rules, resolved: dict[str, dict[str, list[Resolution]]
                     f"{'this binary' if len(paths) == 1 else 'these binaries'}: loaded by path (a plugin its "
                     f"host loads, ctypes), {'it finds' if len(paths) == 1 else 'they find'} {_basename(name)} "
                     "when that is already loaded, as the loader reuses a loaded library of that name)")
+        if not optional and (elsewhere := _shipped_as(wheel, name)) is not None:
+            msg += (f" (the wheel ships {elsewhere}: the loader reuses it only when a module that finds it was "
+                    f"imported first in the process)")
         hint = ""
         if r.since_windows is not None:
             hint = (f"nothing to do where the project supports Windows {r.since_windows} and later only (say so in its"
