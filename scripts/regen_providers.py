@@ -139,12 +139,15 @@ DRIVERS = {
     "comment": ("GPU driver libraries that no wheel ships: users install them with the driver, outside "
                 "Python; a dependency on one is an allowed external. Hand-written from NVIDIA's driver "
                 "documentation (Linux README 'Installed Components'; CUDA driver API, NVML, Video Codec "
-                "and Optical Flow SDKs). ROCm: none (its user-space runtime is bundled by ROCm wheels)."),
+                "and Optical Flow SDKs). ROCm: none (its user-space runtime is bundled by ROCm wheels). "
+                "Windows also: the OpenCL ICD loader (OpenCL.dll, which every GPU vendor's Windows driver "
+                "installs; Khronos OpenCL-ICD-Loader README) and oneAPI Level Zero's loader (ze_loader.dll, "
+                "installed with Intel's graphics and NPU drivers)."),
     "linux": ["libcuda.so.1", "libcudadebugger.so.1", "libnvcuvid.so.1", "libnvidia-encode.so.1",
               "libnvidia-ml.so.1", "libnvidia-nvvm.so.4", "libnvidia-opticalflow.so.1",
               "libnvidia-ptxjitcompiler.so.1", "libnvoptix.so.1"],
     "windows": ["nvcuda.dll", "nvcuvid.dll", "nvencodeapi64.dll", "nvml.dll", "nvofapi64.dll",
-                "nvoptix.dll"],
+                "nvoptix.dll", "opencl.dll", "ze_loader.dll"],
     "macos": [],
 }
 

@@ -483,3 +483,12 @@ def test_kivys_sdl2_is_provided_by_the_kivy_deps_it_requires_on_windows():
                        'kivy-deps.gstreamer~=0.3.3; sys_platform == "win32" and extra == "gstreamer"']
     [f] = check_linkage(w)
     assert (f.code, f.subject) == ("WA505", "kivy-deps-gstreamer") and "pip install Kivy[gstreamer]" in f.message
+
+
+def test_gpu_driver_dlls_are_allowed_externals():
+    """OpenCL's ICD loader and Level Zero's loader come with the GPU driver (OpenVINO's GPU and NPU
+    plugins import them), as nvcuda.dll does."""
+    w = wheel([pe("openvino/libs/openvino_intel_gpu_plugin.dll", ["OpenCL.dll", "ze_loader.dll", "nvcuda.dll",
+                                                                  "KERNEL32.dll"])])
+    assert check_linkage(w) == []
+    assert "GPU driver" in resolution_table(w)["openvino/libs/openvino_intel_gpu_plugin.dll"]["x86_64"]["OpenCL.dll"]
