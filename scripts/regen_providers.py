@@ -120,6 +120,12 @@ DISTRIBUTIONS: dict[str, tuple[list[str | None], list[str]]] = {
     # Qt's libraries for the PyQt bindings (PyQt5 requires PyQt5-Qt5, PyQt6 requires PyQt6-Qt6)
     "pyqt5-qt5": ([None], ALL),
     "pyqt6-qt6": ([None], ALL),
+    # the bindings themselves ship modules only: kept for their requirements (a wheel that requires
+    # PyQt5 gets the Qt that PyQt5 requires); Qt WebEngine's libraries for PyQtWebEngine
+    "pyqt5": ([None], ALL),
+    "pyqt6": ([None], ALL),
+    "pyqtwebengine-qt5": ([None], ALL),
+    "pyqt6-webengine-qt6": ([None], ALL),
     # PySide6's runtime: PySide6-Essentials requires shiboken6, whose library its modules link
     "shiboken6": ([None], ALL),
     # Kivy's Windows dependencies: SDL2, GLEW, ANGLE and GStreamer in <prefix>/share/*/bin, which

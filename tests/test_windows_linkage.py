@@ -492,3 +492,14 @@ def test_gpu_driver_dlls_are_allowed_externals():
                                                                   "KERNEL32.dll"])])
     assert check_linkage(w) == []
     assert "GPU driver" in resolution_table(w)["openvino/libs/openvino_intel_gpu_plugin.dll"]["x86_64"]["OpenCL.dll"]
+
+
+def test_qt_reached_through_the_bindings_a_wheel_requires():
+    """PyQtWebEngine requires PyQt5 (which requires PyQt5-Qt5: Qt5Core.dll) and PyQtWebEngine-Qt5
+    (Qt5WebEngine*.dll): both found through the table, the first through PyQt5's requirements."""
+    w = wheel([pe("PyQt5/QtWebEngineCore.pyd", ["Qt5WebEngineCore.dll", "Qt5Core.dll", "KERNEL32.dll"])],
+              tag="cp38-abi3-win_amd64")
+    w.requires_dist = ["PyQt5-sip (>=12.13, <13)", "PyQtWebEngine-Qt5 (>=5.15.0, <5.16.0)", "PyQt5 (>=5.15.4)"]
+    assert check_linkage(w) == []
+    where = resolution_table(w)["PyQt5/QtWebEngineCore.pyd"]["x86_64"]["Qt5Core.dll"]
+    assert "pyqt5-qt5" in where.lower() and "PyQt5 (>=5.15.4)" in where
