@@ -77,6 +77,15 @@ MSVC_REDISTRIBUTABLE = [
 ]
 
 
+# The debug build of the Visual C++ runtime (Debug configurations link it): only Visual Studio
+# installs it, and Microsoft does not allow redistributing it ("Debug versions of an application
+# are not redistributable", learn.microsoft.com/cpp/windows/determining-which-dlls-to-redistribute):
+# a binary that imports one loads on no user's machine.
+DEBUG_RUNTIME = ["concrt140d.dll", "mfc140d.dll", "mfc140ud.dll", "msvcp140_1d.dll", "msvcp140_2d.dll",
+                 "msvcp140d.dll", "msvcp140d_atomic_wait.dll", "ucrtbased.dll", "vccorlib140d.dll",
+                 "vcomp140d.dll", "vcruntime140_1d.dll", "vcruntime140d.dll"]
+
+
 def _literal_assignments(source: str) -> dict[str, object]:
     """Top-level ``NAME = <literal>`` of a module, evaluated without running it; for a set of
     ``re.compile(<str>)`` calls, the pattern strings."""
@@ -133,7 +142,8 @@ def build(wheel: Path) -> dict:
                     "8.1 and later, so present wherever CPython 3.9+ runs; since_windows_10: in-box on "
                     "Windows 10 and later, where CPython 3.13+ runs. msvc_redistributable: Visual C++ "
                     "runtime DLLs that are NOT on a clean Windows: a wheel that imports them must ship "
-                    "them. redistributable_on_clean_windows: the old system CRTs (msvcrt.dll, "
+                    "them. debug_runtime: the debug build of that runtime, on no user's machine and not "
+                    "redistributable. redistributable_on_clean_windows: the old system CRTs (msvcrt.dll, "
                     "msvcp60.dll, mfc42.dll...) that delvewheel's vc_redist pattern matches but Windows "
                     "itself carries."),
         "api_set_prefixes": API_SET_PREFIXES,
@@ -143,6 +153,7 @@ def build(wheel: Path) -> dict:
         "since_windows_8_1": SINCE_WINDOWS_8_1,
         "since_windows_10": SINCE_WINDOWS_10,
         "msvc_redistributable": MSVC_REDISTRIBUTABLE,
+        "debug_runtime": DEBUG_RUNTIME,
         "delvewheel_vc_redist_pattern": vc_pattern,
         "delvewheel_ignore_regexes": sorted(lits.get("ignore_regexes", [])),
         "redistributable_on_clean_windows": redist_on_clean,

@@ -142,6 +142,8 @@ def test_windows_dll_origins():
     assert windows_dll_origin("GdiPlus.dll", "x86_64", "8.1") == "system"
     assert windows_dll_origin("d3d12.dll", "x86_64", "8.1") == "windows-10"
     assert windows_dll_origin("D3D12.dll", "x86_64", "10") == "system"
+    assert windows_dll_origin("VCRUNTIME140D.dll", "x86_64") == "debug-runtime"
+    assert windows_dll_origin("ucrtbased.dll", "x86") == "debug-runtime"
     assert windows_system_dlls("armv7") == frozenset()
 
 

@@ -399,8 +399,10 @@ def test_wa503_is_an_error_for_what_the_loader_loads():
 def test_a_plugin_finds_what_its_wheel_ships_when_that_is_loaded_first():
     """PyQt5-Qt5's Qt plugins import Qt5Core.dll, which the wheel ships in Qt5/bin, off their
     route: Qt loads a plugin after Qt5Core.dll, and Windows reuses a loaded DLL of that name. A
-    warning; a name the wheel ships nowhere stays an error. (The wheel is PyQt5-Qt5 itself, whose
-    libraries the provider table knows: it is never told to require itself.)"""
+    warning; a name the wheel ships nowhere is a warning too, saying the plugin fails to load
+    where it is missing (Qt skips it: the PostgreSQL driver needs PostgreSQL's LIBPQ.dll). (The
+    wheel is PyQt5-Qt5 itself, whose libraries the provider table knows: it is never told to
+    require itself.)"""
     libs = [pe("PyQt5/Qt5/bin/Qt5Core.dll", ["KERNEL32.dll"]),
             pe("PyQt5/Qt5/plugins/sqldrivers/qsqlite.dll", ["Qt5Core.dll", "KERNEL32.dll"]),
             pe("PyQt5/Qt5/plugins/sqldrivers/qsqlpsql.dll", ["Qt5Core.dll", "LIBPQ.dll", "KERNEL32.dll"])]
@@ -410,7 +412,8 @@ def test_a_plugin_finds_what_its_wheel_ships_when_that_is_loaded_first():
     assert sorted(found) == ["LIBPQ.dll", "Qt5Core.dll"]
     assert (found["Qt5Core.dll"].code, found["Qt5Core.dll"].severity) == ("WA501", "warning")
     assert "already loaded" in found["Qt5Core.dll"].message
-    assert (found["LIBPQ.dll"].code, found["LIBPQ.dll"].severity) == ("WA501", "error")
+    assert (found["LIBPQ.dll"].code, found["LIBPQ.dll"].severity) == ("WA501", "warning")
+    assert "no importer takes it: loaded by path" in found["LIBPQ.dll"].message
     # a module the wheel's own importer loads is no plugin: its missing route is an error
     module = [pe("pkg/bin/mycore.dll", ["KERNEL32.dll"]), pe("pkg/_qt.cp311-win_amd64.pyd", ["mycore.dll"])]
     [f] = check_linkage(wheel(module))
@@ -444,10 +447,10 @@ def test_a_wheel_that_ships_qt_is_never_told_to_require_another_qt():
             pe("PySide6/plugins/imageformats/qpdf.dll", ["Qt6Core.dll", "Qt6Pdf.dll", "KERNEL32.dll"])]
     w = wheel(libs, tag="cp39-abi3-win_amd64")
     w.name = "PySide6-Essentials"
-    assert [(f.code, f.subject) for f in check_linkage(w) if f.severity == "error"] == [("WA501", "Qt6Pdf.dll")]
+    assert [(f.code, f.subject) for f in check_linkage(w) if f.subject != "Qt6Core.dll"] == [("WA501", "Qt6Pdf.dll")]
     # without Qt of its own, the plugin's wheel is told who ships it
     alone = wheel([pe("pkg/qpdf_plugin.dll", ["Qt6Pdf.dll", "KERNEL32.dll"])], tag="cp39-abi3-win_amd64")
-    assert [f.code for f in check_linkage(alone)] == ["WA505"]
+    assert [(f.code, f.subject) for f in check_linkage(alone)] == [("WA505", "pyqt6-qt6")]
 
 
 def test_shiboken_is_provided_by_the_distribution_pyside_requires():
@@ -503,3 +506,21 @@ def test_qt_reached_through_the_bindings_a_wheel_requires():
     assert check_linkage(w) == []
     where = resolution_table(w)["PyQt5/QtWebEngineCore.pyd"]["x86_64"]["Qt5Core.dll"]
     assert "pyqt5-qt5" in where.lower() and "PyQt5 (>=5.15.4)" in where
+
+
+def test_a_binary_loaded_by_path_only_fails_only_where_it_is_loaded():
+    """bitsandbytes ships one backend DLL per accelerator and loads the one the machine has with
+    ctypes: nothing links them and no importer takes them, so a missing dependency (CUDA, ROCm)
+    is a warning, WA501 or WA505; the same dependency of an extension module is an error. The
+    debug build of the VC++ runtime is an error whoever loads the binary (blosc2's tcc.dll)."""
+    w = wheel([pe("pkg/libbackend_rocm.dll", ["amdhip64_7.dll", "KERNEL32.dll"]),
+               pe("pkg/libbackend_cuda.dll", ["cudart64_12.dll", "KERNEL32.dll"])])
+    assert sorted((f.code, f.severity) for f in check_linkage(w)) == [("WA501", "warning"), ("WA505", "warning")]
+    runtime = wheel([pe("pkg/lib_lightgbm.dll", ["MSVCP140.dll", "KERNEL32.dll"])])  # (every load needs it)
+    assert [(f.code, f.severity) for f in check_linkage(runtime)] == [("WA501", "error")]
+    module = wheel([pe("pkg/_ext.pyd", ["amdhip64_7.dll", "KERNEL32.dll"])])
+    assert [(f.code, f.severity) for f in check_linkage(module)] == [("WA501", "error")]
+    debug = wheel([pe("pkg/lib/tcc.dll", ["VCRUNTIME140D.dll", "ucrtbased.dll", "KERNEL32.dll"])])
+    fs = check_linkage(debug)
+    assert [(f.code, f.severity) for f in fs] == [("WA501", "error")] * 2
+    assert "Debug configuration" in fs[0].message and "Release configuration" in fs[0].hint

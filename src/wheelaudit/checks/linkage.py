@@ -199,7 +199,7 @@ class _Rules:
         # (nor a distribution that ships what the wheel ships itself: a second build of the same
         # libraries, as PyQt6-Qt6's Qt is to PySide6's, is no requirement to add)
         entries = [e for plat in plats for e in providers.providers_of(name, plat) if e.distribution != own
-                   and not providers.ships_any(e.distribution, self._shipped_names, plat)]
+                   and not providers.ships_any(e.shipped_by or e.distribution, self._shipped_names, plat)]
         if entries:
             extra_only = _required_dists(wheel)[1]
             # (a distribution the wheel requires with one of its extras first: the project chose that)
@@ -729,6 +729,9 @@ class _Resolver:
         if origin == "redistributable":
             reason = ("part of the Visual C++ redistributable, which a clean Windows does not have: the wheel "
                       "must ship it (delvewheel repair vendors it)")
+        elif origin == "debug-runtime":
+            reason = ("the debug build of the Visual C++ runtime, which only Visual Studio installs and which may "
+                      "not be redistributed: the binary was built in a Debug configuration")
         if dep.kind == "delay":
             reason = "delay-loaded: a call into it fails at run time" + (f"; {reason}" if reason else "")
         return self._finish(b, dep, tried, reason)
@@ -880,30 +883,49 @@ def _wa501(wheel, rules: _Rules, resolved: dict[str, dict[str, list[Resolution]]
         if r.hint:
             msg += f"; {r.hint}"
         msg += f". Allowed externals: {rules.externals_desc(b)}"
-        optional = rules.declared_optional(name)
-        if optional:
+        optional = by_path_only = False
+        origin = policydata.windows_dll_origin(name, b.slices[0].arch if b.slices else "") if b.format == "pe" else None
+        debug = origin == "debug-runtime"
+        if rules.declared_optional(name):
+            optional = True
             msg += " (declared optional in [linkage] optional: the binary has a fallback)"
         elif (guard := _optional_needers(wheel, paths)) is not None:
             optional = True
             msg += f" ({guard})"
         elif r.since_windows is not None:
             optional = True
+        elif debug:
+            pass  # (the debug runtime is on no machine: whoever loads the binary, it fails)
         elif (host := _loaded_first(wheel, name, paths, loaded)) is not None:
             optional = True
             msg += (f" (the wheel ships {host}, and nothing in the wheel links "
                     f"{'this binary' if len(paths) == 1 else 'these binaries'}: loaded by path (a plugin its "
                     f"host loads, ctypes), {'it finds' if len(paths) == 1 else 'they find'} {_basename(name)} "
                     "when that is already loaded, as the loader reuses a loaded library of that name)")
+        elif not any(p in loaded for p in paths) and origin != "redistributable":
+            # (a machine has an accelerator's runtime or a database client by design, or not; the
+            # VC++ runtime every load of the binary needs)
+            optional = by_path_only = True
+            one = len(paths) == 1
+            msg += (f" (nothing in the wheel links {'this binary' if one else 'these binaries'} and no importer "
+                    f"takes {'it' if one else 'them'}: loaded by path, by a host that loads plugins or by ctypes, "
+                    f"which may load {'it' if one else 'them'} only where {_basename(name)} is installed; where "
+                    f"{'it is' if one else 'they are'} loaded without it, the load fails)")
         if not optional and (elsewhere := _shipped_as(wheel, name)) is not None:
             msg += (f" (the wheel ships {elsewhere}: the loader reuses it only when a module that finds it was "
                     f"imported first in the process)")
         hint = ""
-        if r.since_windows is not None:
+        if debug:
+            hint = "rebuild it in a Release configuration (/MD, not /MDd): it then links the runtime users have"
+        elif r.since_windows is not None:
             hint = (f"nothing to do where the project supports Windows {r.since_windows} and later only (say so in its"
                     f" install notes, or with [linkage] allow-external); else avoid {_basename(name)}")
+        elif by_path_only:
+            hint = (f"nothing to do if the code that loads {'it' if len(paths) == 1 else 'them'} copes with a failed load "
+                    f"(Qt skips a plugin it cannot load; a backend chosen per machine); else ship {_basename(name)}")
         elif optional:
             hint = "nothing is required: the package runs without it; vendor the library to make the module usable"
-        elif b.format == "pe" and policydata.windows_dll_origin(name, b.slices[0].arch if b.slices else "") == "redistributable":
+        elif origin == "redistributable":
             hint = (f"ship {_basename(name)} in the wheel (delvewheel repair vendors it); a project whose install "
                     f"instructions require the Visual C++ Redistributable declares that instead: "
                     f"[linkage] allow-external = [\"{_basename(name).lower()}\"]")
@@ -975,7 +997,8 @@ def _optional_hint(dist: str) -> str:
             f"(Requires-Dist: {dist}; extra == \"...\")")
 
 
-def _wa505_table(wheel, resolved: dict[str, dict[str, list[Resolution]]], rules: _Rules) -> list[Finding]:
+def _wa505_table(wheel, resolved: dict[str, dict[str, list[Resolution]]], rules: _Rules,
+                 loaded: set[str]) -> list[Finding]:
     """One WA505 per distribution the provider table names but the wheel does not require:
     every library it would provide, every binary that needs one."""
     need: dict[str, tuple[list[str], list[str], str, list[str]]] = {}
@@ -1004,6 +1027,10 @@ def _wa505_table(wheel, resolved: dict[str, dict[str, list[Resolution]]], rules:
                       f"package imports {'the module' if len(paths) == 1 else 'these modules'} only when it is"
                       f" used, declare {'it' if len(libs) == 1 else 'them'} in [linkage] optional")))
             continue
+        if not guard and not any(p in loaded for p in paths):
+            guard = (f"nothing in the wheel links {'this binary' if len(paths) == 1 else 'these binaries'} and no "
+                     "importer takes them: loaded by path, by code that may load them only where the libraries "
+                     "are installed")
         out.append(Finding(
             "WA505", f"{examples(paths, 2)} need{'s' if len(paths) == 1 else ''} {examples(libs, 6)}, "
                      f"{note}: `pip install` of this wheel alone leaves them unloadable"
@@ -1015,9 +1042,9 @@ def _wa505_table(wheel, resolved: dict[str, dict[str, list[Resolution]]], rules:
     return out
 
 
-def _wa505(wheel, resolved: dict[str, dict[str, list[Resolution]]], rules: _Rules) -> list[Finding]:
+def _wa505(wheel, resolved: dict[str, dict[str, list[Resolution]]], rules: _Rules, loaded: set[str]) -> list[Finding]:
     plain, extra_only = _required_dists(wheel)
-    out: list[Finding] = _wa505_table(wheel, resolved, rules)
+    out: list[Finding] = _wa505_table(wheel, resolved, rules, loaded)
     for path, per_arch in resolved.items():
         need: dict[str, list[str]] = {}
         for rs in per_arch.values():
@@ -1241,5 +1268,5 @@ def check_linkage(wheel, rule=None, resolved: dict[str, dict[str, list[Resolutio
     from wheelaudit.checks.symbols import check_unbound  # (checks.symbols reads this module's resolutions)
 
     loaded = loaded_binaries(wheel.libraries)
-    return (_wa501(wheel, rules, resolved, loaded) + _wa502(wheel, rules, resolved) + _wa505(wheel, resolved, rules)
+    return (_wa501(wheel, rules, resolved, loaded) + _wa502(wheel, rules, resolved) + _wa505(wheel, resolved, rules, loaded)
             + _wa507(wheel, resolved) + check_unbound(wheel, resolved, rule) + platforms.check_platform(wheel, loaded))

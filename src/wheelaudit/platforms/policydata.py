@@ -151,7 +151,7 @@ def windows_dll_origin(name: str, machine: str, windows: str = "7") -> str | Non
     interpreters run on, and every later one: ``"7"``, ``"8.1"`` or ``"10"``), ``"windows-8.1"``
     / ``"windows-10"`` (in-box only from that version on, later than ``windows``),
     ``"redistributable"`` (an MSVC runtime DLL that is *not* on a clean Windows: the wheel must
-    ship it), or None (unknown). Names compare case-insensitively, as Windows does."""
+    ship it), ``"debug-runtime"`` (its debug build: on no user's machine), or None (unknown). Names compare case-insensitively, as Windows does."""
     data = load("windows")
     low = name.lower()
     if low.startswith(tuple(data["api_set_prefixes"])):
@@ -168,6 +168,8 @@ def windows_dll_origin(name: str, machine: str, windows: str = "7") -> str | Non
             return f"windows-{version}" if older else "system"
     if low in data["msvc_redistributable"]:
         return "redistributable"
+    if low in data.get("debug_runtime", ()):
+        return "debug-runtime"
     return None
 
 
