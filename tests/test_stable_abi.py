@@ -97,27 +97,26 @@ def _pe_module(tmp_path: Path, shim_exports_it: bool) -> Path:
     return out
 
 
-def test_windows_a_python_named_import_from_another_dll_is_that_dlls(tmp_path, capsys):
-    shimmed = tmp_path / "shimmed"
-    shimmed.mkdir()
-    pyd = _pe_module(shimmed, shim_exports_it=True)
-    whl = tmp_path / "demo-1.0-cp39-abi3-win_amd64.whl"
+def _win_wheel(whl: Path, members: dict[str, Path]) -> Path:
     with WheelFile(whl, "w") as wf:
         wf.writestr("demo-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: demo\nVersion: 1.0\n")
         wf.writestr("demo-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\nGenerator: t\nRoot-Is-Purelib: false\n"
                                                 "Tag: cp39-abi3-win_amd64\n")
-        wf.write(str(pyd), "demo/_ext.pyd")
-        wf.write(str(shimmed / "shim.dll"), "demo/shim.dll")
+        for arcname, path in members.items():
+            wf.write(str(path), arcname)
+    return whl
+
+
+def test_windows_a_python_named_import_from_another_dll_is_that_dlls(tmp_path, capsys):
+    shimmed, direct = tmp_path / "shimmed", tmp_path / "direct"
+    shimmed.mkdir()
+    direct.mkdir()
+    whl = _win_wheel(shimmed / "demo-1.0-cp39-abi3-win_amd64.whl",
+                     {"demo/_ext.pyd": _pe_module(shimmed, shim_exports_it=True), "demo/shim.dll": shimmed / "shim.dll"})
     rc, fs = _codes(capsys, whl)
     assert [f for f in fs if f["code"] == "WA601"] == []
     # the same name imported from python3.dll is CPython's, outside the Stable ABI
-    direct = tmp_path / "direct"
-    direct.mkdir()
-    whl2 = tmp_path / "direct" / "demo-1.0-cp39-abi3-win_amd64.whl"
-    with WheelFile(whl2, "w") as wf:
-        wf.writestr("demo-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: demo\nVersion: 1.0\n")
-        wf.writestr("demo-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\nGenerator: t\nRoot-Is-Purelib: false\n"
-                                                "Tag: cp39-abi3-win_amd64\n")
-        wf.write(str(_pe_module(direct, shim_exports_it=False)), "demo/_ext.pyd")
+    whl2 = _win_wheel(direct / "demo-1.0-cp39-abi3-win_amd64.whl",
+                      {"demo/_ext.pyd": _pe_module(direct, shim_exports_it=False)})
     rc, fs = _codes(capsys, whl2)
     assert [f["symbols"] for f in fs if f["code"] == "WA601"] == [["PyRun_String"]]
