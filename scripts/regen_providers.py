@@ -158,6 +158,20 @@ DRIVERS = {
 }
 
 
+# Compiler runtimes that providers vendor for themselves (torch ships libgomp.so.1 and
+# libomp.dylib beside its own libraries): a wheel that requires the provider gets them, but no
+# wheel is told to require a provider for them alone -- they come with the system's compiler
+# runtime packages (libgomp1, libgfortran5; Homebrew's libomp) or are vendored by each wheel.
+# Hand-written: GCC's libgomp, libgfortran, libquadmath, libatomic; LLVM's libomp. (On Windows
+# the VC++ runtime is marked per library, "runtime": true, from windows.json.)
+RUNTIME = {
+    "linux": ["libatomic.so.1", "libgfortran.so.3", "libgfortran.so.4", "libgfortran.so.5", "libgomp.so.1",
+              "libomp.so", "libomp.so.5", "libquadmath.so.0"],
+    "macos": ["libgcc_s.1.1.dylib", "libgfortran.5.dylib", "libgomp.1.dylib", "libomp.dylib",
+              "libquadmath.0.dylib"],
+}
+
+
 def _sha256(path: Path) -> str:
     h = hashlib.sha256()
     with path.open("rb") as f:
@@ -332,9 +346,12 @@ def build(reads: dict[str, dict[str, dict[str, dict]]], wheels: list[dict], prev
                     "unevaluated) and for a meta-distribution (kind 'meta': no libraries) 'extras' (per family: "
                     "extra -> the distributions it adds, markers evaluated for that family and Python "
                     f"{PYTHON}). A dependency resolves to a provider by its file name (Windows: case-blind). "
-                    "drivers: libraries that users install with the GPU driver, outside Python."),
+                    "drivers: libraries that users install with the GPU driver, outside Python. runtime: "
+                    "compiler runtimes a provider vendors for itself (GCC's, LLVM's; the VC++ runtime is "
+                    "marked per library): they serve its requirers and are offered to no other wheel."),
         "families": {f: {"pip_platforms": FAMILIES[f]["pip"], "marker_environment": FAMILIES[f]["env"]} for f in FAMILIES},
         "drivers": DRIVERS,
+        "runtime": RUNTIME,
         "distributions": dists,
     }
 

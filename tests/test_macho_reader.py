@@ -1323,3 +1323,16 @@ def test_random_corruption_never_escapes(fixture_libs: Path, extra_files: dict[s
             except Exception as exc:  # noqa: BLE001
                 pytest.fail(f"{path.name} trial {trial}: {type(exc).__name__}: {exc}")
     assert outcomes["malformed"] > 100 and outcomes["parsed"] > 100, outcomes
+
+
+def test_the_same_facts_from_a_bytearray(macho_fixture_files, extra_files):
+    """The member reader keeps a small native member in a bytearray: every reader path gives the
+    facts it gives from bytes (an object file's symbol table once raised TypeError there)."""
+    for path in [*macho_fixture_files, *extra_files.values()]:
+        data = path.read_bytes()
+        if not is_macho(path):
+            continue
+        from_bytes = read_binary(data, path.name)
+        from_array = read_binary(bytearray(data), path.name)
+        assert from_array == from_bytes, path.name
+        assert from_array is None or from_array.error is None, (path.name, from_array.error)

@@ -93,3 +93,18 @@ def test_a_macos_extension_of_torch_rests_on_dyld_reusing_the_loaded_image():
     assert check_linkage(w) == []
     where = resolution_table(w)["ext/_C.so"]["arm64"]["@rpath/libc10.dylib"]
     assert where.startswith("provided by torch") and "dyld reuses the image" in where
+
+
+def test_a_compiler_runtime_a_provider_vendors_is_never_offered():
+    """torch ships libgomp.so.1 (and libomp.dylib on macOS) for itself: a wheel that needs GCC's
+    OpenMP runtime is told to ship it or to name the system package, never to require torch
+    (LightGBM's lib_lightgbm.so); on macOS a library loaded by path (xgboost's libxgboost.dylib,
+    through ctypes) that needs libomp.dylib fails at every load: an error, not a warning."""
+    assert codes(check_linkage(wheel(["libgomp.so.1"]))) == [("WA501", "error")]
+    assert check_linkage(wheel(["libgomp.so.1"], requires=["torch>=2.8"])) == []  # (a requirer gets it)
+    tags = sorted(parse_tag("py3-none-macosx_12_0_arm64"), key=str)
+    lib = Binary(path="xgboost/lib/libxgboost.dylib", format="macho", size=1, slices=[Slice(
+        arch="arm64", dependencies=[Dependency("@rpath/libomp.dylib")], rpaths=[Rpath("@loader_path", "lc_rpath")])])
+    mac = Wheel(path=Path("xgboost-3.2.0-py3-none-macosx_12_0_arm64.whl"), name="xgboost", version="3.2.0",
+                tags=[str(t) for t in tags], traits=traits_from_tags(tags, "3.2.0"), files=[lib.path], libraries=[lib])
+    assert [(f.code, f.severity) for f in check_linkage(mac)] == [("WA501", "error")]

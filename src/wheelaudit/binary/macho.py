@@ -650,7 +650,7 @@ class _Image:
                 if name_end < 0:
                     raise self.bad(f"symbol {index}: name at string table offset {strx} is not "
                                    f"NUL-terminated (string table without terminator)")
-                raw = data[name_at:name_end]
+                raw = bytes(data[name_at:name_end])  # (bytes whatever ``data`` is: a key of seen_imports)
             else:
                 raw = b""
             if exported is None:

@@ -902,9 +902,10 @@ def _wa501(wheel, rules: _Rules, resolved: dict[str, dict[str, list[Resolution]]
                     f"{'this binary' if len(paths) == 1 else 'these binaries'}: loaded by path (a plugin its "
                     f"host loads, ctypes), {'it finds' if len(paths) == 1 else 'they find'} {_basename(name)} "
                     "when that is already loaded, as the loader reuses a loaded library of that name)")
-        elif not any(p in loaded for p in paths) and origin != "redistributable":
-            # (a machine has an accelerator's runtime or a database client by design, or not; the
-            # VC++ runtime every load of the binary needs)
+        elif not any(p in loaded for p in paths) and origin != "redistributable" and not any(
+                providers.compiler_runtime(name, plat) for plat in platforms.platform_strings(wheel.tags)):
+            # (a machine has an accelerator's runtime or a database client by design, or not; a
+            # compiler's runtime -- VC++, libgomp, libomp -- every load of the binary needs)
             optional = by_path_only = True
             one = len(paths) == 1
             msg += (f" (nothing in the wheel links {'this binary' if one else 'these binaries'} and no importer "
@@ -1014,6 +1015,10 @@ def _wa505_table(wheel, resolved: dict[str, dict[str, list[Resolution]]], rules:
     out = []
     for dist, (libs, paths, note, extras) in need.items():
         guard = _optional_needers(wheel, paths)
+        if not guard and not any(p in loaded for p in paths):
+            guard = (f"nothing in the wheel links {'this binary' if len(paths) == 1 else 'these binaries'} and no "
+                     "importer takes them: loaded by path, by code that may load them only where the libraries "
+                     "are installed")
         if extras:  # the project made them opt-in: `pip install NAME[extra]` brings them
             extra = next((x for x in extras if x in dist), extras[0])  # (kivy[gstreamer] for kivy-deps-gstreamer)
             spelled = f"{getattr(wheel, 'name', '') or 'the wheel'}[{extra}]"
@@ -1027,10 +1032,6 @@ def _wa505_table(wheel, resolved: dict[str, dict[str, list[Resolution]]], rules:
                       f"package imports {'the module' if len(paths) == 1 else 'these modules'} only when it is"
                       f" used, declare {'it' if len(libs) == 1 else 'them'} in [linkage] optional")))
             continue
-        if not guard and not any(p in loaded for p in paths):
-            guard = (f"nothing in the wheel links {'this binary' if len(paths) == 1 else 'these binaries'} and no "
-                     "importer takes them: loaded by path, by code that may load them only where the libraries "
-                     "are installed")
         out.append(Finding(
             "WA505", f"{examples(paths, 2)} need{'s' if len(paths) == 1 else ''} {examples(libs, 6)}, "
                      f"{note}: `pip install` of this wheel alone leaves them unloadable"

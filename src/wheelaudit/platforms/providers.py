@@ -24,7 +24,7 @@ from packaging.version import Version
 from wheelaudit.platforms.policydata import load
 from wheelaudit.platforms.tags import parse_platform
 
-__all__ = ["ProviderEntry", "Provision", "providers_of", "driver_library", "required_provider", "ships_any"]
+__all__ = ["ProviderEntry", "Provision", "providers_of", "driver_library", "required_provider", "ships_any", "compiler_runtime"]
 
 
 
@@ -228,7 +228,7 @@ def _providers_of(library_name: str, platform_tag: str) -> tuple[ProviderEntry, 
         shipping = set()
         for name, dist in data["distributions"].items():
             lib = dist.get("libraries", {}).get(family, {}).get(key)
-            if lib is not None and not lib.get("runtime"):  # (the VC++ runtime: for requirers only)
+            if lib is not None and not _runtime(lib, key, family):  # (a compiler runtime: for requirers only)
                 shipping.add(name)
                 entry = ProviderEntry(name, lib["versions"], (), name, lib.get("identity"), lib.get("path"))
                 out.setdefault((name, ()), entry)
@@ -256,6 +256,22 @@ def _providers_of(library_name: str, platform_tag: str) -> tuple[ProviderEntry, 
                     out.setdefault((name, path), ProviderEntry(name, spec, path, shipper, lib.get("identity"),
                                                                 lib.get("path")))
     return tuple(out.values())
+
+
+def _runtime(lib: dict[str, Any], key: str, family: str) -> bool:
+    """Whether a provider's library is a compiler runtime it vendors for itself (the VC++ runtime
+    marked per library; GCC's and LLVM's by name): offered to no wheel that does not require it."""
+    return bool(lib.get("runtime")) or key in load("providers").get("runtime", {}).get(family.split("-", 1)[0], ())
+
+
+def compiler_runtime(name: str, platform_tag: str) -> bool:
+    """Whether ``name`` is a compiler runtime by name on ``platform_tag``'s OS (GCC's libgomp,
+    libgfortran, ...; LLVM's libomp): every load of a binary that links it needs it."""
+    families = _families(platform_tag)
+    if not families:
+        return False
+    os_name = families[0].split("-", 1)[0]
+    return _library_key(name, families[0]) in load("providers").get("runtime", {}).get(os_name, ())
 
 
 def ships_any(distribution: str, library_names: Iterable[str], platform_tag: str) -> bool:
