@@ -524,3 +524,14 @@ def test_a_binary_loaded_by_path_only_fails_only_where_it_is_loaded():
     fs = check_linkage(debug)
     assert [(f.code, f.severity) for f in fs] == [("WA501", "error")] * 2
     assert "Debug configuration" in fs[0].message and "Release configuration" in fs[0].hint
+
+
+def test_a_dll_the_package_preloads_is_loaded_at_every_import():
+    """A DLL that nothing links but the package loads by its full path at import (scikit-learn's
+    ``_distributor_init.py`` and vcomp140.dll) is loaded at every import: its missing dependency
+    is an error, not the warning of a binary loaded only by code that chooses when."""
+    libs = [pe("pkg/.libs/helper.dll", ["libmissing.dll", "KERNEL32.dll"])]
+    assert [f.severity for f in check_linkage(wheel(libs))] == ["warning"]
+    w = wheel(libs)
+    w.preloaded_dlls = ["pkg/.libs/helper.dll"]
+    assert [f.severity for f in check_linkage(w)] == ["error"]

@@ -30,20 +30,23 @@ def _exports_name_prefix(sl: Slice, prefix: str) -> bool:
     return any(s.name.startswith(prefix) for s in exports)
 
 
-def loaded_binaries(libraries: Iterable[Binary]) -> set[str]:
+def loaded_binaries(libraries: Iterable[Binary], also: Iterable[Binary] = ()) -> set[str]:
     """The paths of the binaries that running the wheel loads through the system's loader: its
     extension modules (and any file an importer could take for one: ``name.so``, ``name.pyd``)
     and executables (and the wheel's scripts, which are run: ``*.data/scripts/``, installed
     above site-packages), and every binary of the wheel whose file name a loaded
     one's dependency names, transitively (by file name, case-insensitively for PE: what a
     loader could bind). Any other native file is loaded only by code that opens it by path
-    (ctypes, cffi, a host's plugin loader), which may well pick another file per platform."""
+    (ctypes, cffi, a host's plugin loader), which may well pick another file per platform;
+    ``also``: binaries known to be loaded that way at every import (a package's preloads)."""
     libs = [b for b in libraries if b.ok]
     by_name: dict[str, list[Binary]] = {}
     for b in libs:
         by_name.setdefault(b.name.lower() if b.format == "pe" else b.name, []).append(b)
     todo = [b for b in libs if b.kind == "executable" or _script(b) or is_extension_module(b) or _importable(b)]
     seen = {b.path for b in todo}
+    todo += [b for b in also if b.ok and b.path not in seen]
+    seen.update(b.path for b in todo)
     while todo:
         b = todo.pop()
         for s in b.slices:

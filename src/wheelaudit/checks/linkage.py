@@ -1268,6 +1268,9 @@ def check_linkage(wheel, rule=None, resolved: dict[str, dict[str, list[Resolutio
         resolved = resolve_wheel(wheel, rule)
     from wheelaudit.checks.symbols import check_unbound  # (checks.symbols reads this module's resolutions)
 
-    loaded = loaded_binaries(wheel.libraries)
+    # (a DLL the package loads by its full path at import, scikit-learn's vcomp140.dll, is loaded
+    # at every import, as a linked one is; so is what it links)
+    preloaded = {p.lower() for p in getattr(wheel, "preloaded_dlls", ())}
+    loaded = loaded_binaries(wheel.libraries, also=[b for b in wheel.libraries if b.path.lower() in preloaded])
     return (_wa501(wheel, rules, resolved, loaded) + _wa502(wheel, rules, resolved) + _wa505(wheel, resolved, rules, loaded)
             + _wa507(wheel, resolved) + check_unbound(wheel, resolved, rule) + platforms.check_platform(wheel, loaded))
