@@ -201,7 +201,7 @@ class _Rules:
         entries = [e for plat in plats for e in providers.providers_of(name, plat) if e.distribution != own
                    and not providers.ships_any(e.shipped_by or e.distribution, self._shipped_names, plat)]
         if entries:
-            extra_only = _required_dists(wheel)[1]
+            extra_only = self._extra_only
             # (a distribution the wheel requires with one of its extras first: the project chose that)
             e = next((e for e in entries if e.distribution in extra_only), entries[0])
             extras = sorted(set(extra_only.get(e.distribution, ())))
@@ -214,6 +214,13 @@ class _Rules:
                               external=f"provided by {e.distribution} ({e.distribution}{e.versions}), "
                                        "which the wheel does not require")
         return None
+
+    @property
+    def _extra_only(self) -> dict[str, list[str]]:
+        """The distributions the wheel requires only with one of its extras (read once per check)."""
+        if not hasattr(self, "_extras_of"):
+            self._extras_of = _required_dists(self._wheel)[1]
+        return self._extras_of
 
     @property
     def _shipped_names(self) -> frozenset[str]:
@@ -1019,27 +1026,23 @@ def _wa505_table(wheel, resolved: dict[str, dict[str, list[Resolution]]], rules:
             guard = (f"nothing in the wheel links {'this binary' if len(paths) == 1 else 'these binaries'} and no "
                      "importer takes them: loaded by path, by code that may load them only where the libraries "
                      "are installed")
+        severity = "warning" if guard or all(map(rules.declared_optional, libs)) else None
+        need_s = f"{examples(paths, 2)} need{'s' if len(paths) == 1 else ''} {examples(libs, 6)}, {note}: "
         if extras:  # the project made them opt-in: `pip install NAME[extra]` brings them
             extra = next((x for x in extras if x in dist), extras[0])  # (kivy[gstreamer] for kivy-deps-gstreamer)
             spelled = f"{getattr(wheel, 'name', '') or 'the wheel'}[{extra}]"
-            out.append(Finding(
-                "WA505", f"{examples(paths, 2)} need{'s' if len(paths) == 1 else ''} {examples(libs, 6)}, {note}: "
-                         f"installed without {'one of them' if len(extras) > 1 else 'it'} they are unloadable "
-                         f"(`pip install {spelled}` brings them)" + (f" ({guard})" if guard else ""),
-                subject=dist, paths=paths, symbols=[], rule=RULE,
-                severity_override="warning" if guard or all(map(rules.declared_optional, libs)) else None,
-                hint=(f"require {dist} outright; or, where {spelled} is how users get this feature and the "
-                      f"package imports {'the module' if len(paths) == 1 else 'these modules'} only when it is"
-                      f" used, declare {'it' if len(libs) == 1 else 'them'} in [linkage] optional")))
-            continue
-        out.append(Finding(
-            "WA505", f"{examples(paths, 2)} need{'s' if len(paths) == 1 else ''} {examples(libs, 6)}, "
-                     f"{note}: `pip install` of this wheel alone leaves them unloadable"
-                     + (f" ({guard})" if guard else f"; add Requires-Dist: {dist}"),
-            subject=dist, paths=paths, symbols=[], rule=RULE,
-            hint=_optional_hint(dist) if guard else
-            f"add Requires-Dist: {dist} (with the version range the wheel was built against)",
-            severity_override="warning" if guard or all(map(rules.declared_optional, libs)) else None))
+            message = (f"installed without {'one of them' if len(extras) > 1 else 'it'} they are unloadable "
+                       f"(`pip install {spelled}` brings them)" + (f" ({guard})" if guard else ""))
+            hint = (f"require {dist} outright; or, where {spelled} is how users get this feature and the package "
+                    f"imports {'the module' if len(paths) == 1 else 'these modules'} only when it is used, "
+                    f"declare {'it' if len(libs) == 1 else 'them'} in [linkage] optional")
+        else:
+            message = ("`pip install` of this wheel alone leaves them unloadable"
+                       + (f" ({guard})" if guard else f"; add Requires-Dist: {dist}"))
+            hint = (_optional_hint(dist) if guard else
+                    f"add Requires-Dist: {dist} (with the version range the wheel was built against)")
+        out.append(Finding("WA505", need_s + message, subject=dist, paths=paths, symbols=[], rule=RULE, hint=hint,
+                           severity_override=severity))
     return out
 
 
