@@ -258,20 +258,22 @@ def _providers_of(library_name: str, platform_tag: str) -> tuple[ProviderEntry, 
     return tuple(out.values())
 
 
+def _runtime_names(family: str) -> list[str]:
+    """The compiler runtimes known by name on ``family``'s OS (providers.json ``runtime``)."""
+    return load("providers").get("runtime", {}).get(family.split("-", 1)[0], [])
+
+
 def _runtime(lib: dict[str, Any], key: str, family: str) -> bool:
     """Whether a provider's library is a compiler runtime it vendors for itself (the VC++ runtime
     marked per library; GCC's and LLVM's by name): offered to no wheel that does not require it."""
-    return bool(lib.get("runtime")) or key in load("providers").get("runtime", {}).get(family.split("-", 1)[0], ())
+    return bool(lib.get("runtime")) or key in _runtime_names(family)
 
 
 def compiler_runtime(name: str, platform_tag: str) -> bool:
     """Whether ``name`` is a compiler runtime by name on ``platform_tag``'s OS (GCC's libgomp,
     libgfortran, ...; LLVM's libomp): every load of a binary that links it needs it."""
     families = _families(platform_tag)
-    if not families:
-        return False
-    os_name = families[0].split("-", 1)[0]
-    return _library_key(name, families[0]) in load("providers").get("runtime", {}).get(os_name, ())
+    return bool(families) and _library_key(name, families[0]) in _runtime_names(families[0])
 
 
 def ships_any(distribution: str, library_names: Iterable[str], platform_tag: str) -> bool:
