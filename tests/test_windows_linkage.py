@@ -535,3 +535,17 @@ def test_a_dll_the_package_preloads_is_loaded_at_every_import():
     w = wheel(libs)
     w.preloaded_dlls = ["pkg/.libs/helper.dll"]
     assert [f.severity for f in check_linkage(w)] == ["error"]
+
+
+def test_a_backend_loaded_by_path_with_its_provider_behind_an_extra_is_a_warning():
+    """onnxruntime-gpu's CUDA provider library, loaded by path, needs CUDA libraries that the
+    wheel requires only with its `cuda` extra: a WA505 warning naming the extra; the same for an
+    extension module stays an error."""
+    extra = ['nvidia-cuda-runtime-cu12; extra == "cuda"']
+    w = wheel([pe("pkg/capi/providers_cuda.dll", ["cudart64_12.dll", "KERNEL32.dll"])])
+    w.requires_dist = extra
+    [f] = check_linkage(w)
+    assert (f.code, f.severity) == ("WA505", "warning") and "only with its extra cuda" in f.message
+    module = wheel([pe("pkg/_cuda.pyd", ["cudart64_12.dll", "KERNEL32.dll"])])
+    module.requires_dist = extra
+    assert [(f.code, f.severity) for f in check_linkage(module)] == [("WA505", "error")]
