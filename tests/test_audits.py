@@ -123,6 +123,31 @@ def test_inspect_shows_the_facts(audit_wheels, tmp_path):
     assert "executable stack" in text
 
 
+def test_a_dsym_companion_shows_its_facts_and_gets_no_loader_verdict(audit_wheels):
+    """dsymutil's output (MH_DSYM, under *.dSYM/): dyld never opens it. inspect names its kind;
+    no signature is asked of it (no WA607), its copied symbol table defines nothing (the module
+    stays the one owner of PyInit_withdsym); only its shipped DWARF is reported (WA604)."""
+    wheel = audit_wheels["macos_dsym"]
+    schema = json.loads(resources.files("wheelaudit").joinpath("schemas/inspect.schema.json").read_text())
+    run = wheelaudit("inspect", wheel, "--format", "json")
+    assert run.returncode == 0, run.stderr
+    data = json.loads(run.stdout)
+    jsonschema.validate(data, schema)
+    libs = {lib["path"]: lib for lib in data["wheels"][0]["libraries"]}
+    dsym = libs["auditfix/withdsym.cpython-311-darwin.so.dSYM/Contents/Resources/DWARF/withdsym.cpython-311-darwin.so"]
+    assert dsym["kind"] == "dsym"
+    assert sorted(s["arch"] for s in dsym["slices"]) == ["arm64", "x86_64"]
+    for s in dsym["slices"]:
+        assert (s["kind"], s["signature"], s["exports_count"], s["imports_count"]) == ("dsym", None, 0, 0)
+        assert s["debug_bytes"] > 0 and s["min_os"] == "11.0"
+    module = libs["auditfix/withdsym.cpython-311-darwin.so"]
+    assert module["kind"] == "bundle" and {s["signature"] for s in module["slices"]} == {"valid", "absent"}
+    run = wheelaudit("owners", wheel, "PyInit_withdsym")
+    assert run.returncode == 0, run.stderr
+    assert "defined by 1 library" in run.stdout and ".dSYM/" not in run.stdout
+    assert "debug companion" in _message(audit_wheels, "macos_dsym", "WA604")
+
+
 def test_the_clean_fixture_wheels_stay_silent(fixture_wheels):
     """The ExecuTorch-shaped fixtures: right suffixes, arm64 slices signed by ld64.lld, stripped
     ELF with a non-executable stack: no WA6xx finding."""

@@ -180,7 +180,7 @@ def check_suffixes(wheel) -> list[Finding]:
     tags = _tags(wheel.binary_tags)
     out = []
     for b in wheel.libraries:
-        if not b.ok or not is_extension_module(b):
+        if not b.ok or not b.loadable or not is_extension_module(b):
             continue
         suffix = module_suffix(b.name)
         if suffix is None:
@@ -216,7 +216,7 @@ def check_libpython(wheel) -> list[Finding]:
     if plats and all(p.family == "android" for p in plats):
         return out  # PEP 738: on Android an extension module must link libpython3.X.so
     for b in wheel.libraries:
-        if not b.ok or b.format not in ("elf", "macho") or not is_extension_module(b):
+        if not b.ok or not b.loadable or b.format not in ("elf", "macho") or not is_extension_module(b):
             continue
         deps = [d for s in b.slices for d in s.dependencies if links_libpython(d.name)]
         if not deps:
@@ -249,6 +249,15 @@ def check_debug_info(wheel) -> list[Finding]:
 
         where = ".debug_* sections" if b.format == "elf" else "__DWARF"
         share = f"{100 * total / b.size:.0f}% of its {human_size(b.size)}" if b.size else ""
+        if b.kind == "dsym":
+            out.append(Finding(
+                "WA604",
+                f"{b.path}: is a debug companion (a .dSYM's DWARF file, which only a debugger reads and no "
+                f"loader opens): {total:,} bytes of {where} shipped in the wheel; publish the .dSYM "
+                f"separately (a release asset, a symbol server) or leave it out of the wheel",
+                subject=b.path, paths=[b.path], rule="abi",
+                hint="leave *.dSYM out of the wheel's files and ship it beside the release"))
+            continue
         out.append(Finding(
             "WA604",
             f"{b.path}: carries full debug info: {total:,} bytes of {where}, {share}; "
@@ -311,7 +320,7 @@ def check_signatures(wheel) -> list[Finding]:
         if not b.ok or b.format != "macho":
             continue
         for s in b.slices:
-            if s.arch not in _ARM64 or s.kind == "object" or s.signature in (None, "valid"):
+            if s.arch not in _ARM64 or s.kind in ("object", "dsym") or s.signature in (None, "valid"):
                 continue
             if s.platform not in (None, "macos", "maccatalyst"):
                 continue  # iOS & co.: the app's build signs every embedded binary with its own identity
@@ -378,7 +387,7 @@ def check_stable_abi(wheel) -> list[Finding]:
     label = f"{floor[0]}.{floor[1]}"
     out: list[Finding] = []
     for b in wheel.libraries:
-        if not b.ok or not is_extension_module(b):
+        if not b.ok or not b.loadable or not is_extension_module(b):
             continue
         newer: dict[str, str] = {}
         outside: set[str] = set()

@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 Format = Literal["elf", "macho", "pe"]
-Kind = Literal["shared", "bundle", "executable", "object"]
+#: "dsym": a Mach-O debug companion (MH_DSYM, ``*.dSYM/Contents/Resources/DWARF/*``), which no
+#: loader ever opens
+Kind = Literal["shared", "bundle", "executable", "object", "dsym"]
 SymbolType = Literal["func", "data", "other"]
 Binding = Literal["global", "weak", "local"]
 DependencyKind = Literal["needed", "load", "weak", "reexport", "upward", "lazy", "import", "delay"]
@@ -236,6 +238,12 @@ class Binary:
     def archs(self) -> list[str]:
         """Architectures, one per slice."""
         return [s.arch for s in self.slices]
+
+    @property
+    def loadable(self) -> bool:
+        """False for a file that no platform loader ever opens, whatever its name: a Mach-O debug
+        companion (``kind == "dsym"``). Its facts are shown; no loader verdict is given on it."""
+        return self.kind != "dsym"
 
     @property
     def universal(self) -> bool:
