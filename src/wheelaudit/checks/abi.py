@@ -206,15 +206,22 @@ def links_libpython(dependency: str) -> bool:
     return bool(re.search(r"(?:^|/)Python3?\.framework/", dependency))
 
 
+#: platform families whose extension modules link the interpreter's library by design: Android
+#: (PEP 738: ``libpython3.X.so``, which auditwheel's android policy allows) and iOS (PEP 730:
+#: CPython's iOS build links every extension module against ``Python.framework``)
+_LIBPYTHON_BY_DESIGN = frozenset({"android", "ios"})
+
+
 def check_libpython(wheel) -> list[Finding]:
     """WA603: extension modules (ELF, Mach-O) that link libpython. (PE modules must import
-    ``python3X.dll``: that is how Windows works.)"""
+    ``python3X.dll``: that is how Windows works; so do Android's and iOS's link the interpreter's
+    library: wheels tagged only for those are not checked.)"""
     out = []
     from wheelaudit.platforms.tags import wheel_platforms
 
     plats = wheel_platforms(wheel)
-    if plats and all(p.family == "android" for p in plats):
-        return out  # PEP 738: on Android an extension module must link libpython3.X.so
+    if plats and all(p.family in _LIBPYTHON_BY_DESIGN for p in plats):
+        return out  # PEP 738 / PEP 730: there an extension module must link the interpreter's library
     for b in wheel.libraries:
         if not b.ok or not b.loadable or b.format not in ("elf", "macho") or not is_extension_module(b):
             continue
