@@ -74,6 +74,8 @@ def test_messages_carry_the_evidence(audit_wheels):
     assert "'.cpython-312-x86_64-linux-gnu.so'" in m and "cp311-cp311" in m
     m = _message(audit_wheels, "py3_none_versioned", "WA602")
     assert "py3-none" in m
+    m = _message(audit_wheels, "linux_cp311_none_wrong_version", "WA602")
+    assert "'.cpython-312-x86_64-linux-gnu.so'" in m and "cp311-none" in m
     m = _message(audit_wheels, "abi3_versioned", "WA602")
     assert "abi3" in m and "'.abi3.so'" in m
     m = _message(audit_wheels, "macos_linux_suffix", "WA602")

@@ -131,6 +131,14 @@ def _describe_tags(tags: list[Tag]) -> str:
     return ", ".join(pairs) if pairs else "no tags"
 
 
+def _default_build(suffix: Suffix) -> bool:
+    """Whether ``suffix`` is the one the default build of its interpreter version imports, which
+    is what a ``cpXY-none`` / ``ppXY-none`` tag installs on: CPython's without ABI flags
+    (``.cpython-311-``; debug builds share it since 3.8; a free-threaded ``t`` suffix is not it),
+    PyPy's (one ``ppNN`` per version)."""
+    return suffix.abi == suffix.python or (suffix.python or "").startswith("pp")
+
+
 def _suffix_problem(suffix: Suffix, tags: list[Tag]) -> str | None:
     """Why ``suffix`` disagrees with ``tags``, or None."""
     if not tags:
@@ -163,6 +171,8 @@ def _suffix_problem(suffix: Suffix, tags: list[Tag]) -> str | None:
     if suffix.python is not None:
         if any(t.interpreter == suffix.python and t.abi == suffix.abi for t in tags):
             return None
+        if _default_build(suffix) and any(t.interpreter == suffix.python and t.abi == "none" for t in tags):
+            return None  # cp311-none: CPython 3.11 with no ABI promise, whose build imports .cpython-311-*.so
         label = f"{suffix.python}-{suffix.abi}"
         if all(t.abi == "abi3" for t in tags):
             return (f"the suffix {suffix.text!r} loads only on {label}, but the wheel is an abi3 wheel "
