@@ -28,6 +28,8 @@ from make_audit_wheels import EXPECTED  # noqa: E402
 #: findings other than WA6xx that a scenario raises, and why
 ALSO: dict[str, set[str]] = {
     # libpython does not resolve either, but that is the same cause: WA603 alone reports it
+    # the loader zeroes a segment's page past p_filesz when p_memsz is larger: the names are lost
+    "linux_page_tail_zero_fill": {"WA001"},
 }
 WARNINGS = {"WA604", "WA608"}
 
@@ -148,6 +150,35 @@ def test_a_dsym_companion_shows_its_facts_and_gets_no_loader_verdict(audit_wheel
     assert run.returncode == 0, run.stderr
     assert "defined by 1 library" in run.stdout and ".dSYM/" not in run.stdout
     assert "debug companion" in _message(audit_wheels, "macos_dsym", "WA604")
+
+
+def test_a_string_table_in_its_segments_last_page_is_read_as_the_loader_reads_it(audit_wheels, tmp_path):
+    """The kernel and ld.so map a segment's file bytes in whole pages: a dynamic string table that
+    runs past p_filesz inside the segment's last page is read (readelf agrees), unless the loader
+    zeroes that page's tail (p_memsz > p_filesz)."""
+    import zipfile
+
+    wheel = audit_wheels["linux_page_tail"]
+    run = wheelaudit("inspect", wheel, "--format", "json")
+    assert run.returncode == 0, run.stderr
+    [lib] = json.loads(run.stdout)["wheels"][0]["libraries"]
+    [sl] = lib["slices"]
+    assert (sl["identity"], [d["name"] for d in sl["dependencies"]]) == ("libpagetail.so", ["libc.so.6"])
+    assert any("past its segment's file size" in n for n in sl["notes"])
+    with zipfile.ZipFile(wheel) as z:
+        data = z.read("auditfix/libpagetail.so")
+    (tmp_path / "libpagetail.so").write_bytes(data)
+    readelf = subprocess.run(["readelf", "-dlW", str(tmp_path / "libpagetail.so")], capture_output=True, text=True)
+    assert "Library soname: [libpagetail.so]" in readelf.stdout
+    assert "Shared library: [libc.so.6]" in readelf.stdout
+    load = next(line.split() for line in readelf.stdout.splitlines() if line.strip().startswith("LOAD"))
+    strtab = int(next(line.split()[-1] for line in readelf.stdout.splitlines() if "(STRTAB)" in line), 16)
+    strsz = int(next(line.split()[-2] for line in readelf.stdout.splitlines() if "(STRSZ)" in line))
+    assert int(load[2], 16) + int(load[4], 16) < strtab + strsz  # past p_filesz ...
+    assert load[4] == load[5]  # ... with no zero-filled part
+    _rc, findings = check_json(audit_wheels["linux_page_tail_zero_fill"])
+    [f] = [f for f in findings if f["code"] == "WA001"]
+    assert "dynamic string table" in f["message"] and "runs past the end of its segment" in f["message"]
 
 
 def test_the_clean_fixture_wheels_stay_silent(fixture_wheels):

@@ -6,6 +6,8 @@ out of ``data`` on its own, so a large library costs a few table-sized copies, n
 one. The loader's view comes first: the dynamic table through ``PT_DYNAMIC``, table addresses
 mapped to file offsets through ``PT_LOAD``. Section headers are the fallback when there is no
 such view, and a cross-check when there is (a disagreement becomes a ``Slice.notes`` entry).
+A segment is mapped as the loader maps it, in whole pages: the rest of its last page past
+``p_filesz`` holds the file's bytes unless the segment has a zero-filled part (:meth:`_Reader.page_tail`).
 
 Every offset, size and count is checked against the file before use; anything out of range
 raises :class:`MalformedBinary` with the reason. Every walk is bounded.
@@ -26,6 +28,9 @@ from wheelaudit.binary import _columns as _C
 
 #: the most symbol-table entries we read from one table
 MAX_SYMBOLS = 20_000_000
+#: the smallest page size of any Linux machine: a loader maps at least this much of a segment's
+#: last page from the file
+MIN_PAGE = 0x1000
 
 # e_type
 ET_REL, ET_EXEC, ET_DYN, ET_CORE = 1, 2, 3, 4
@@ -342,12 +347,42 @@ class _Reader:
         self.loads = [s for s in self.segments if s[0] == PT_LOAD]
 
     # ---- address mapping ------------------------------------------------------------------
-    def map_addr(self, addr: int, what: str) -> tuple[int, int]:
-        """File offset of virtual address ``addr`` and the file bytes available from there."""
-        for _t, off, va, filesz, _ms in self.loads:
+    def page_tail(self, off: int, va: int, filesz: int, memsz: int) -> int:
+        """The file bytes a loader maps past a PT_LOAD segment's ``p_filesz``: the rest of its last
+        page. The kernel and ld.so map file bytes in whole pages (at least MIN_PAGE); only where
+        the segment has no zero-filled part (``p_memsz == p_filesz``) are those bytes left as the
+        file has them (else the loader zeroes the page's tail). Never past the end of the file."""
+        if not filesz or memsz != filesz:
+            return 0
+        end = va + filesz
+        tail = -end % MIN_PAGE
+        return max(0, min(tail, self.size - (off + filesz)))
+
+    def locate(self, addr: int, what: str) -> tuple[int, int, int]:
+        """(file offset of virtual address ``addr``, file bytes of its segment from there, bytes
+        of the segment's last page mapped beyond them: :meth:`page_tail`)."""
+        for _t, off, va, filesz, memsz in self.loads:
             if va <= addr < va + filesz:
                 delta = addr - va
-                return off + delta, filesz - delta
+                return off + delta, filesz - delta, self.page_tail(off, va, filesz, memsz)
+        for _t, off, va, filesz, memsz in self.loads:
+            tail = self.page_tail(off, va, filesz, memsz)
+            if tail and va + filesz <= addr < va + filesz + tail:
+                return off + addr - va, 0, va + filesz + tail - addr
+        off, avail = self.map_addr(addr, what)
+        return off, avail, 0
+
+    def map_addr(self, addr: int, what: str) -> tuple[int, int]:
+        """File offset of virtual address ``addr`` and the file bytes the loader maps from there
+        (its segment's, and the rest of the segment's last page: :meth:`page_tail`)."""
+        for _t, off, va, filesz, memsz in self.loads:
+            if va <= addr < va + filesz:
+                delta = addr - va
+                return off + delta, filesz - delta + self.page_tail(off, va, filesz, memsz)
+        for _t, off, va, filesz, memsz in self.loads:
+            tail = self.page_tail(off, va, filesz, memsz)
+            if tail and va + filesz <= addr < va + filesz + tail:
+                return off + addr - va, va + filesz + tail - addr
         if not self.loads:
             # no loadable segments (e.g. section headers only): map through allocated sections
             for sec in self.sections:
@@ -436,16 +471,21 @@ class _Reader:
             if 0 < link < len(self.sections) and self.sections[link][1] != SHT_NOBITS:
                 linked = self.sections[link]
         if DT_STRTAB in self.tags:
-            off, avail = self.map_addr(self.tags[DT_STRTAB], "DT_STRTAB")
+            off, avail, tail = self.locate(self.tags[DT_STRTAB], "DT_STRTAB")
             if DT_STRSZ in self.tags:
                 size = self.tags[DT_STRSZ]
-                if size > avail:
+                if size > avail + tail:
                     raise MalformedBinary(
                         f"dynamic string table (DT_STRSZ {size} bytes at 0x{off:x}) runs past the end "
-                        f"of its segment ({avail} bytes left)"
+                        f"of its segment ({avail} bytes left"
+                        + (f", {tail} more in its last page" if tail else "") + ")"
                     )
+                if size > avail:  # (casadi's patchelf-edited clp and cbc: readelf and ld.so read it)
+                    self.notes.append(
+                        f"the dynamic string table runs {size - avail} bytes past its segment's file size, "
+                        f"inside the segment's last page, which the loader maps from the file: read from there")
             else:
-                size = avail
+                size = avail + tail
                 self.notes.append("no DT_STRSZ; the dynamic string table was bounded by its segment")
             if linked is not None and linked[4] != off:
                 self.notes.append(
