@@ -181,6 +181,48 @@ def test_a_string_table_in_its_segments_last_page_is_read_as_the_loader_reads_it
     assert "dynamic string table" in f["message"] and "runs past the end of its segment" in f["message"]
 
 
+def test_the_x86_64_isa_level_is_read_where_glibc_reads_it(audit_wheels, tmp_path):
+    """GNU_PROPERTY_X86_ISA_1_NEEDED from PT_GNU_PROPERTY, as readelf -n shows it; with that
+    program header gone (binutils before 2.35), from the 8-aligned PT_NOTE that holds the note."""
+    import struct
+    import zipfile
+
+    from wheelaudit.binary import read_binary
+
+    levels = {}
+    for scenario, member in (("linux_isa_v3", "libisa_v3.so"), ("musllinux_isa_v2", "libisa_v2.so"),
+                             ("linux_isa_baseline", "libisa_baseline.so"), ("linux_ok", "good.cpython-311-x86_64-linux-gnu.so")):
+        run = wheelaudit("inspect", audit_wheels[scenario], "--format", "json")
+        assert run.returncode == 0, run.stderr
+        [lib] = json.loads(run.stdout)["wheels"][0]["libraries"]
+        levels[member] = lib["slices"][0].get("x86_isa_needed")
+        with zipfile.ZipFile(audit_wheels[scenario]) as z:
+            (tmp_path / member).write_bytes(z.read(f"auditfix/{member}"))
+    assert levels == {"libisa_v3.so": "x86-64-v3", "libisa_v2.so": "x86-64-v2",
+                      "libisa_baseline.so": "x86-64-baseline", "good.cpython-311-x86_64-linux-gnu.so": None}
+    notes = subprocess.run(["readelf", "-nW", str(tmp_path / "libisa_v3.so")], capture_output=True, text=True).stdout
+    assert "x86 ISA needed: x86-64-baseline, x86-64-v2, x86-64-v3" in notes
+    notes = subprocess.run(["readelf", "-nW", str(tmp_path / "libisa_v2.so")], capture_output=True, text=True).stdout
+    assert "x86 ISA needed: x86-64-v2" in notes
+    # PT_GNU_PROPERTY turned into PT_NULL: the PT_NOTE segments remain (one 8-aligned, one 4-aligned)
+    data = bytearray((tmp_path / "libisa_v3.so").read_bytes())
+    phoff, = struct.unpack_from("<Q", data, 0x20)
+    phentsize, phnum = struct.unpack_from("<HH", data, 0x36)
+    types = [struct.unpack_from("<I", data, phoff + i * phentsize)[0] for i in range(phnum)]
+    assert types.count(4) == 2 and 0x6474E553 in types
+    struct.pack_into("<I", data, phoff + types.index(0x6474E553) * phentsize, 0)
+    assert read_binary(bytes(data), "libisa_v3.so").slices[0].x86_isa_needed == "x86-64-v3"
+    # a word-aligned note holds it, a 4-aligned one in ELF64 never does (glibc skips those)
+    [note8] = [i for i, t in enumerate(types) if t == 4 and struct.unpack_from("<Q", data, phoff + i * phentsize + 48)[0] == 8]
+    struct.pack_into("<Q", data, phoff + note8 * phentsize + 48, 4)
+    assert read_binary(bytes(data), "libisa_v3.so").slices[0].x86_isa_needed is None
+    m = _message(audit_wheels, "linux_isa_v3", "WA609")
+    assert "x86-64-v3 (AVX, AVX2" in m and "manylinux_2_28_x86_64" in m and "Haswell (2013)" in m
+    assert "CPU ISA level is lower than required" in m
+    m = _message(audit_wheels, "musllinux_isa_v2", "WA609")
+    assert "x86-64-v2" in m and "musl" in m and "Nehalem" in m
+
+
 def test_the_clean_fixture_wheels_stay_silent(fixture_wheels):
     """The ExecuTorch-shaped fixtures: right suffixes, arm64 slices signed by ld64.lld, stripped
     ELF with a non-executable stack: no WA6xx finding."""

@@ -37,7 +37,13 @@ ET_REL, ET_EXEC, ET_DYN, ET_CORE = 1, 2, 3, 4
 # p_type
 PT_LOAD, PT_DYNAMIC, PT_INTERP = 1, 2, 3
 PT_GNU_STACK = 0x6474E551
+PT_NOTE, PT_GNU_PROPERTY = 4, 0x6474E553
 PF_X = 1
+# notes: the GNU property note and the x86 ISA level it may carry (binutils 2.36+, glibc 2.33+)
+NT_GNU_PROPERTY_TYPE_0 = 5
+GNU_PROPERTY_X86_ISA_1_NEEDED = 0xC0008002
+#: GNU_PROPERTY_X86_ISA_1_NEEDED bits, highest level first
+X86_ISA_LEVELS = ((8, "x86-64-v4"), (4, "x86-64-v3"), (2, "x86-64-v2"), (1, "x86-64-baseline"))
 # d_tag / DT_FLAGS bit: relocations against read-only segments
 DT_TEXTREL, DT_FLAGS, DF_TEXTREL = 22, 30, 0x4
 SHF_ALLOC = 0x2
@@ -47,7 +53,7 @@ _NX_STACK_BY_DEFAULT = {"aarch64", "loongarch64", "loongarch32"}
 #: the note of an image whose stack is executable for want of PT_GNU_STACK
 NO_GNU_STACK_NOTE = "no PT_GNU_STACK program header: the {arch} ABI then defaults to an executable stack"
 # sh_type
-SHT_SYMTAB, SHT_NOBITS, SHT_DYNAMIC, SHT_DYNSYM = 2, 8, 6, 11
+SHT_SYMTAB, SHT_NOTE, SHT_NOBITS, SHT_DYNAMIC, SHT_DYNSYM = 2, 7, 8, 6, 11
 SHT_GNU_VERDEF, SHT_GNU_VERNEED = 0x6FFFFFFD, 0x6FFFFFFE
 # d_tag
 DT_NULL, DT_NEEDED, DT_HASH, DT_STRTAB, DT_SYMTAB = 0, 1, 4, 5, 6
@@ -318,6 +324,7 @@ class _Reader:
 
     def read_segments(self, phnum: int) -> None:
         self.segments: list[tuple] = []
+        self.note_segments: list[tuple[int, int, int, int]] = []
         self.loads: list[tuple] = []
         self.stack_flags: int | None = None  # PT_GNU_STACK's p_flags, None without one
         if phnum == 0xFFFF:
@@ -337,12 +344,14 @@ class _Reader:
             raw = struct.iter_unpack(self.e + "IIQQQQQQ" + pad,
                                      self.take(self.phoff, phnum * self.phentsize, "program header table"))
             # (type, offset, vaddr, filesz, memsz)
-            rows = [(t, off, va, fs, ms, f) for t, f, off, va, _pa, fs, ms, _al in raw]
+            rows = [(t, off, va, fs, ms, f, al) for t, f, off, va, _pa, fs, ms, al in raw]
         else:
             raw = struct.iter_unpack(self.e + "IIIIIIII" + pad,
                                      self.take(self.phoff, phnum * self.phentsize, "program header table"))
-            rows = [(t, off, va, fs, ms, f) for t, off, va, _pa, fs, ms, f, _al in raw]
+            rows = [(t, off, va, fs, ms, f, al) for t, off, va, _pa, fs, ms, f, al in raw]
         self.segments = [r[:5] for r in rows]
+        #: (type, offset, filesz, p_align) of PT_NOTE and PT_GNU_PROPERTY segments
+        self.note_segments = [(r[0], r[1], r[3], r[6]) for r in rows if r[0] in (PT_NOTE, PT_GNU_PROPERTY)]
         self.stack_flags = next((r[5] for r in rows if r[0] == PT_GNU_STACK), None)
         self.loads = [s for s in self.segments if s[0] == PT_LOAD]
 
@@ -976,6 +985,60 @@ class _Reader:
         self.notes.append(NO_GNU_STACK_NOTE.format(arch=arch))
         return True
 
+    def x86_isa_needed(self) -> str | None:
+        """The x86 ISA level the image needs (``Slice.x86_isa_needed``): the highest level bit of
+        GNU_PROPERTY_X86_ISA_1_NEEDED in the first NT_GNU_PROPERTY_TYPE_0 note, found where glibc's
+        loader looks (``sysdeps/x86/dl-prop.h``): PT_GNU_PROPERTY, else the PT_NOTE segments aligned
+        as the ELF class's word (8 bytes in ELF64, 4 in ELF32; ELF64's 4-aligned notes, build-id and
+        ABI tag, are walked but never hold it); an object file's SHT_NOTE sections. A note that does
+        not fit is skipped with a note: the loader never fails on it."""
+        word = 8 if self.is64 else 4
+        prop = [(off, size, word) for t, off, size, _al in self.note_segments if t == PT_GNU_PROPERTY]
+        regions = prop or [(off, size, al) for t, off, size, al in self.note_segments if t == PT_NOTE and al == word]
+        if not self.segments:
+            regions = [(sec[4], sec[5], sec[8]) for sec in self.sections if sec[1] == SHT_NOTE and sec[8] == word]
+        for off, size, align in regions:
+            if off < 0 or size < 0 or off + size > self.size:
+                self.notes.append(f"a note segment at 0x{off:x} ({size} bytes) runs past the end of the file; "
+                                  f"not read")
+                continue
+            bits = self._property_note(off, size, align, word)
+            if bits is None:
+                continue
+            unknown = bits & ~0xF
+            if unknown:
+                self.notes.append(f"GNU_PROPERTY_X86_ISA_1_NEEDED has bits no ISA level names (0x{unknown:x})")
+            return next((name for bit, name in X86_ISA_LEVELS if bits & bit), None)
+        return None
+
+    def _property_note(self, off: int, size: int, align: int, word: int) -> int | None:
+        """GNU_PROPERTY_X86_ISA_1_NEEDED of the first GNU property note in ``[off, off+size)``
+        (notes aligned to ``align``, properties to ``word``), or None."""
+        e, end, pos = self.e, off + size, off
+        while end - pos >= 12:  # (each step moves at least 12 bytes: bounded)
+            namesz, descsz, ntype = struct.unpack_from(e + "III", self.data, pos)
+            desc = pos + -(-(12 + namesz) // align) * align  # (glibc's ELF_NOTE_NEXT_OFFSET)
+            nxt = pos + -(-(desc - pos + descsz) // align) * align
+            if nxt > end:
+                return None
+            if namesz == 4 and ntype == NT_GNU_PROPERTY_TYPE_0 and bytes(self.data[pos + 12 : pos + 16]) == b"GNU\0":
+                if descsz < 8 or descsz % word:
+                    return None
+                p, stop = desc, desc + descsz
+                while stop - p >= 8:
+                    ptype, datasz = struct.unpack_from(e + "II", self.data, p)
+                    p += 8
+                    if p + datasz > stop:
+                        return None
+                    if ptype == GNU_PROPERTY_X86_ISA_1_NEEDED:
+                        return struct.unpack_from(e + "I", self.data, p)[0] if datasz == 4 else None
+                    if ptype > GNU_PROPERTY_X86_ISA_1_NEEDED:  # (ascending order)
+                        return None
+                    p += -(-datasz // word) * word
+                return None
+            pos = nxt
+        return None
+
     def textrel(self) -> bool:
         """DT_TEXTREL, or DF_TEXTREL in DT_FLAGS (``Slice.textrel``)."""
         return any(tag == DT_TEXTREL or (tag == DT_FLAGS and val & DF_TEXTREL) for tag, val in self.dyn)
@@ -1055,4 +1118,5 @@ class _Reader:
             exec_stack=self.exec_stack(kind, arch),
             textrel=self.textrel(),
             debug_bytes=self.debug_bytes(),
+            x86_isa_needed=self.x86_isa_needed() if self.e_machine in (EM_386, EM_X86_64) else None,
         )

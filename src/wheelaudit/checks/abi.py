@@ -12,6 +12,7 @@ the wheel's tags, parsed by :mod:`packaging.tags`:
 - WA606 an ELF library needs an executable stack (glibc 2.41+ refuses to dlopen it)
 - WA607 an arm64 Mach-O slice has no code signature, or its page hashes disagree with its bytes
 - WA608 an ELF library has text relocations
+- WA609 an x86-64 binary needs an ISA level above the baseline its platform tag promises
 
 (WA605, size budgets, lives elsewhere.)
 """
@@ -325,6 +326,55 @@ def check_textrel(wheel) -> list[Finding]:
     return out
 
 
+# ---- x86-64 ISA level --------------------------------------------------------------------------
+
+#: each level above the baseline: what it adds, and which CPUs lack it
+_X86_LEVELS = {
+    "x86-64-v2": ("CMPXCHG16B, LAHF/SAHF, POPCNT, SSE3, SSSE3, SSE4.1, SSE4.2",
+                  "CPUs before Intel Nehalem (2008) and AMD Bulldozer (2011) cannot load it"),
+    "x86-64-v3": ("AVX, AVX2, BMI1, BMI2, F16C, FMA, LZCNT, MOVBE, XSAVE",
+                  "CPUs before Intel Haswell (2013) and AMD Excavator (2015), and Atom-class cores before "
+                  "Gracemont (Pentium, Celeron), cannot load it"),
+    "x86-64-v4": ("AVX-512 F, BW, CD, DQ, VL",
+                  "CPUs without AVX-512 (most desktop and laptop Intel CPUs, AMD before Zen 4 in 2022) "
+                  "cannot load it"),
+}
+
+
+def check_isa_level(wheel) -> list[Finding]:
+    """WA609: an x86-64 binary whose GNU property note needs an ISA level above the baseline that
+    its wheel's manylinux / musllinux x86_64 tag promises (glibc's loader checks the note: ``CPU
+    ISA level is lower than required``; musl's does not, and the code then faults on the first
+    instruction the CPU lacks). Every loadable ELF binary counts, as auditwheel's check does."""
+    from wheelaudit.platforms.tags import wheel_platforms
+
+    tags = sorted(p.tag for p in wheel_platforms(wheel)
+                  if p.family in ("manylinux", "musllinux") and "x86_64" in p.archs)
+    if not tags:
+        return []
+    out = []
+    for b in wheel.libraries:
+        if not b.ok or not b.loadable or b.format != "elf" or b.kind == "object":
+            continue
+        level = next((s.x86_isa_needed for s in b.slices if s.arch == "x86_64" and s.x86_isa_needed in _X86_LEVELS),
+                     None)
+        if level is None:
+            continue
+        adds, who = _X86_LEVELS[level]
+        if any(t.startswith("manylinux") for t in tags):
+            fails = (f"glibc 2.33 and later refuse to load it on a CPU without {level} (\"CPU ISA level is lower "
+                     f"than required\"): {who}")
+        else:
+            fails = (f"musl's loader does not read the note, so on a CPU without {level} the process dies of an "
+                     f"illegal instruction where it first runs such code: {who.replace('cannot load it', 'cannot run it')}")
+        out.append(Finding(
+            "WA609",
+            f"{b.path}: needs {level} ({adds}): its .note.gnu.property sets GNU_PROPERTY_X86_ISA_1_NEEDED "
+            f"to {level}, but {', '.join(tags)} promises only the x86-64 baseline. {fails}",
+            subject=b.path, paths=[b.path], rule="abi"))
+    return out
+
+
 # ---- code signatures ---------------------------------------------------------------------------
 
 _ARM64 = ("arm64", "arm64e")
@@ -448,7 +498,8 @@ def check_stable_abi(wheel) -> list[Finding]:
 
 #: the checks that hold a binary to its wheel's tags (wheels merged by ``--together``: each member's own)
 TAG_CHECKS = (check_stable_abi, check_suffixes)
-CHECKS = (check_stable_abi, check_suffixes, check_libpython, check_debug_info, check_exec_stack, check_signatures, check_textrel)
+CHECKS = (check_stable_abi, check_suffixes, check_libpython, check_debug_info, check_exec_stack, check_signatures,
+          check_textrel, check_isa_level)
 
 
 def check_abi(wheel) -> list[Finding]:

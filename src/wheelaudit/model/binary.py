@@ -187,6 +187,9 @@ class Slice:
     exec_stack: bool | None = None
     #: ELF: the dynamic table asks for relocations in read-only segments (DT_TEXTREL or DF_TEXTREL)
     textrel: bool = False
+    #: ELF x86: the ISA level its GNU property note says the image needs (GNU_PROPERTY_X86_ISA_1_NEEDED,
+    #: its highest level: "x86-64-baseline", "x86-64-v2", "x86-64-v3", "x86-64-v4"); None without one
+    x86_isa_needed: str | None = None
     #: bytes of DWARF debug info the file carries: ELF, the non-allocated ``.debug_*`` /
     #: ``.zdebug_*`` sections when ``.debug_info`` is among them; Mach-O, the ``__DWARF``
     #: segment (or sections); 0 when there is none
