@@ -374,32 +374,24 @@ class _Reader:
             if va <= addr < va + filesz:
                 delta = addr - va
                 return off + delta, filesz - delta, self.page_tail(off, va, filesz, memsz)
-        for _t, off, va, filesz, memsz in self.loads:
+        for _t, off, va, filesz, memsz in self.loads:  # (past p_filesz, inside the last page)
             tail = self.page_tail(off, va, filesz, memsz)
             if tail and va + filesz <= addr < va + filesz + tail:
                 return off + addr - va, 0, va + filesz + tail - addr
-        off, avail = self.map_addr(addr, what)
-        return off, avail, 0
-
-    def map_addr(self, addr: int, what: str) -> tuple[int, int]:
-        """File offset of virtual address ``addr`` and the file bytes the loader maps from there
-        (its segment's, and the rest of the segment's last page: :meth:`page_tail`)."""
-        for _t, off, va, filesz, memsz in self.loads:
-            if va <= addr < va + filesz:
-                delta = addr - va
-                return off + delta, filesz - delta + self.page_tail(off, va, filesz, memsz)
-        for _t, off, va, filesz, memsz in self.loads:
-            tail = self.page_tail(off, va, filesz, memsz)
-            if tail and va + filesz <= addr < va + filesz + tail:
-                return off + addr - va, va + filesz + tail - addr
         if not self.loads:
             # no loadable segments (e.g. section headers only): map through allocated sections
             for sec in self.sections:
                 _n, stype, flags, saddr, soff, ssize = sec[:6]
                 if flags & 2 and stype != SHT_NOBITS and saddr <= addr < saddr + ssize:
                     delta = addr - saddr
-                    return soff + delta, ssize - delta
+                    return soff + delta, ssize - delta, 0
         raise MalformedBinary(f"{what} address 0x{addr:x} is not inside any loadable segment")
+
+    def map_addr(self, addr: int, what: str) -> tuple[int, int]:
+        """File offset of virtual address ``addr`` and the file bytes the loader maps from there
+        (its segment's, and the rest of the segment's last page: :meth:`page_tail`)."""
+        off, avail, tail = self.locate(addr, what)
+        return off, avail + tail
 
     def section_data_range(self, index: int, what: str) -> tuple[int, int]:
         if not 0 <= index < len(self.sections):
@@ -989,9 +981,9 @@ class _Reader:
         """The x86 ISA level the image needs (``Slice.x86_isa_needed``): the highest level bit of
         GNU_PROPERTY_X86_ISA_1_NEEDED in the first NT_GNU_PROPERTY_TYPE_0 note, found where glibc's
         loader looks (``sysdeps/x86/dl-prop.h``): PT_GNU_PROPERTY, else the PT_NOTE segments aligned
-        as the ELF class's word (8 bytes in ELF64, 4 in ELF32; ELF64's 4-aligned notes, build-id and
-        ABI tag, are walked but never hold it); an object file's SHT_NOTE sections. A note that does
-        not fit is skipped with a note: the loader never fails on it."""
+        to the ELF class's word (8 bytes in ELF64, 4 in ELF32: glibc skips ELF64's 4-aligned ones,
+        build-id and ABI tag); an object file's SHT_NOTE sections likewise. A note that does not
+        fit is skipped (with a note when it runs past the file): the loader never fails on it."""
         word = 8 if self.is64 else 4
         prop = [(off, size, word) for t, off, size, _al in self.note_segments if t == PT_GNU_PROPERTY]
         regions = prop or [(off, size, al) for t, off, size, al in self.note_segments if t == PT_NOTE and al == word]
