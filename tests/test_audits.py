@@ -28,6 +28,8 @@ from make_audit_wheels import EXPECTED  # noqa: E402
 #: findings other than WA6xx that a scenario raises, and why
 ALSO: dict[str, set[str]] = {
     # libpython does not resolve either, but that is the same cause: WA603 alone reports it
+    # the loader zeroes a segment's page past p_filesz when p_memsz is larger: the names are lost
+    "linux_page_tail_zero_fill": {"WA001"},
 }
 WARNINGS = {"WA604", "WA608"}
 
@@ -74,6 +76,8 @@ def test_messages_carry_the_evidence(audit_wheels):
     assert "'.cpython-312-x86_64-linux-gnu.so'" in m and "cp311-cp311" in m
     m = _message(audit_wheels, "py3_none_versioned", "WA602")
     assert "py3-none" in m
+    m = _message(audit_wheels, "linux_cp311_none_wrong_version", "WA602")
+    assert "'.cpython-312-x86_64-linux-gnu.so'" in m and "cp311-none" in m
     m = _message(audit_wheels, "abi3_versioned", "WA602")
     assert "abi3" in m and "'.abi3.so'" in m
     m = _message(audit_wheels, "macos_linux_suffix", "WA602")
@@ -121,6 +125,102 @@ def test_inspect_shows_the_facts(audit_wheels, tmp_path):
     assert "signature invalid (page 0" in text
     text = wheelaudit("inspect", audit_wheels["linux_execstack"]).stdout
     assert "executable stack" in text
+
+
+def test_a_dsym_companion_shows_its_facts_and_gets_no_loader_verdict(audit_wheels):
+    """dsymutil's output (MH_DSYM, under *.dSYM/): dyld never opens it. inspect names its kind;
+    no signature is asked of it (no WA607), its copied symbol table defines nothing (the module
+    stays the one owner of PyInit_withdsym); only its shipped DWARF is reported (WA604)."""
+    wheel = audit_wheels["macos_dsym"]
+    schema = json.loads(resources.files("wheelaudit").joinpath("schemas/inspect.schema.json").read_text())
+    run = wheelaudit("inspect", wheel, "--format", "json")
+    assert run.returncode == 0, run.stderr
+    data = json.loads(run.stdout)
+    jsonschema.validate(data, schema)
+    libs = {lib["path"]: lib for lib in data["wheels"][0]["libraries"]}
+    dsym = libs["auditfix/withdsym.cpython-311-darwin.so.dSYM/Contents/Resources/DWARF/withdsym.cpython-311-darwin.so"]
+    assert dsym["kind"] == "dsym"
+    assert sorted(s["arch"] for s in dsym["slices"]) == ["arm64", "x86_64"]
+    for s in dsym["slices"]:
+        assert (s["kind"], s["signature"], s["exports_count"], s["imports_count"]) == ("dsym", None, 0, 0)
+        assert s["debug_bytes"] > 0 and s["min_os"] == "11.0"
+    module = libs["auditfix/withdsym.cpython-311-darwin.so"]
+    assert module["kind"] == "bundle" and {s["signature"] for s in module["slices"]} == {"valid", "absent"}
+    run = wheelaudit("owners", wheel, "PyInit_withdsym")
+    assert run.returncode == 0, run.stderr
+    assert "defined by 1 library" in run.stdout and ".dSYM/" not in run.stdout
+    assert "debug companion" in _message(audit_wheels, "macos_dsym", "WA604")
+
+
+def test_a_string_table_in_its_segments_last_page_is_read_as_the_loader_reads_it(audit_wheels, tmp_path):
+    """The kernel and ld.so map a segment's file bytes in whole pages: a dynamic string table that
+    runs past p_filesz inside the segment's last page is read (readelf agrees), unless the loader
+    zeroes that page's tail (p_memsz > p_filesz)."""
+    import zipfile
+
+    wheel = audit_wheels["linux_page_tail"]
+    run = wheelaudit("inspect", wheel, "--format", "json")
+    assert run.returncode == 0, run.stderr
+    [lib] = json.loads(run.stdout)["wheels"][0]["libraries"]
+    [sl] = lib["slices"]
+    assert (sl["identity"], [d["name"] for d in sl["dependencies"]]) == ("libpagetail.so", ["libc.so.6"])
+    assert any("past its segment's file size" in n for n in sl["notes"])
+    with zipfile.ZipFile(wheel) as z:
+        data = z.read("auditfix/libpagetail.so")
+    (tmp_path / "libpagetail.so").write_bytes(data)
+    readelf = subprocess.run(["readelf", "-dlW", str(tmp_path / "libpagetail.so")], capture_output=True, text=True)
+    assert "Library soname: [libpagetail.so]" in readelf.stdout
+    assert "Shared library: [libc.so.6]" in readelf.stdout
+    load = next(line.split() for line in readelf.stdout.splitlines() if line.strip().startswith("LOAD"))
+    strtab = int(next(line.split()[-1] for line in readelf.stdout.splitlines() if "(STRTAB)" in line), 16)
+    strsz = int(next(line.split()[-2] for line in readelf.stdout.splitlines() if "(STRSZ)" in line))
+    assert int(load[2], 16) + int(load[4], 16) < strtab + strsz  # past p_filesz ...
+    assert load[4] == load[5]  # ... with no zero-filled part
+    _rc, findings = check_json(audit_wheels["linux_page_tail_zero_fill"])
+    [f] = [f for f in findings if f["code"] == "WA001"]
+    assert "dynamic string table" in f["message"] and "runs past the end of its segment" in f["message"]
+
+
+def test_the_x86_64_isa_level_is_read_where_glibc_reads_it(audit_wheels, tmp_path):
+    """GNU_PROPERTY_X86_ISA_1_NEEDED from PT_GNU_PROPERTY, as readelf -n shows it; with that
+    program header gone (binutils before 2.35), from the 8-aligned PT_NOTE that holds the note."""
+    import struct
+    import zipfile
+
+    from wheelaudit.binary import read_binary
+
+    levels = {}
+    for scenario, member in (("linux_isa_v3", "libisa_v3.so"), ("musllinux_isa_v2", "libisa_v2.so"),
+                             ("linux_isa_baseline", "libisa_baseline.so"), ("linux_ok", "good.cpython-311-x86_64-linux-gnu.so")):
+        run = wheelaudit("inspect", audit_wheels[scenario], "--format", "json")
+        assert run.returncode == 0, run.stderr
+        [lib] = json.loads(run.stdout)["wheels"][0]["libraries"]
+        levels[member] = lib["slices"][0].get("x86_isa_needed")
+        with zipfile.ZipFile(audit_wheels[scenario]) as z:
+            (tmp_path / member).write_bytes(z.read(f"auditfix/{member}"))
+    assert levels == {"libisa_v3.so": "x86-64-v3", "libisa_v2.so": "x86-64-v2",
+                      "libisa_baseline.so": "x86-64-baseline", "good.cpython-311-x86_64-linux-gnu.so": None}
+    notes = subprocess.run(["readelf", "-nW", str(tmp_path / "libisa_v3.so")], capture_output=True, text=True).stdout
+    assert "x86 ISA needed: x86-64-baseline, x86-64-v2, x86-64-v3" in notes
+    notes = subprocess.run(["readelf", "-nW", str(tmp_path / "libisa_v2.so")], capture_output=True, text=True).stdout
+    assert "x86 ISA needed: x86-64-v2" in notes
+    # PT_GNU_PROPERTY turned into PT_NULL: the PT_NOTE segments remain (one 8-aligned, one 4-aligned)
+    data = bytearray((tmp_path / "libisa_v3.so").read_bytes())
+    phoff, = struct.unpack_from("<Q", data, 0x20)
+    phentsize, phnum = struct.unpack_from("<HH", data, 0x36)
+    types = [struct.unpack_from("<I", data, phoff + i * phentsize)[0] for i in range(phnum)]
+    assert types.count(4) == 2 and 0x6474E553 in types
+    struct.pack_into("<I", data, phoff + types.index(0x6474E553) * phentsize, 0)
+    assert read_binary(bytes(data), "libisa_v3.so").slices[0].x86_isa_needed == "x86-64-v3"
+    # a word-aligned note holds it, a 4-aligned one in ELF64 never does (glibc skips those)
+    [note8] = [i for i, t in enumerate(types) if t == 4 and struct.unpack_from("<Q", data, phoff + i * phentsize + 48)[0] == 8]
+    struct.pack_into("<Q", data, phoff + note8 * phentsize + 48, 4)
+    assert read_binary(bytes(data), "libisa_v3.so").slices[0].x86_isa_needed is None
+    m = _message(audit_wheels, "linux_isa_v3", "WA609")
+    assert "x86-64-v3 (AVX, AVX2" in m and "manylinux_2_28_x86_64" in m and "Haswell (2013)" in m
+    assert "CPU ISA level is lower than required" in m
+    m = _message(audit_wheels, "musllinux_isa_v2", "WA609")
+    assert "x86-64-v2" in m and "musl" in m and "Nehalem" in m
 
 
 def test_the_clean_fixture_wheels_stay_silent(fixture_wheels):

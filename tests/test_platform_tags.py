@@ -44,7 +44,8 @@ def codes(wheel: Path) -> list[str]:
 
 
 @pytest.mark.parametrize("name", ["armv7_hard", "armv5_soft", "mips64el", "riscv64", "ppc64le", "fcntl64_2_28",
-                                  "android", "android_ext", "ios", "ios_ext", "iossim_arm64", "iossim_x86_64"])
+                                  "android", "android_ext", "ios", "ios_ext", "ios_libpython", "iossim_arm64",
+                                  "iossim_x86_64"])
 def test_binaries_that_match_their_tag_pass(platform_wheels, name):
     p = check(platform_wheels[name])
     assert p.returncode == 0, p.stdout + p.stderr
@@ -97,6 +98,22 @@ def test_android_system_libraries_and_libpython_are_allowed(platform_wheels):
     lib = read_binary(_member(wheel, "plat/_plat.so"), "plat/_plat.so")
     assert lib.dependencies == ["libc.so", "liblog.so", "libpython3.13.so"]
     assert findings(wheel) == []  # no WA501: the android_21 policy and the interpreter's libpython
+
+
+def test_ios_and_android_extension_modules_link_libpython_by_design(platform_wheels):
+    """PEP 730: CPython's iOS build links each extension module against Python.framework; PEP 738:
+    an Android module links libpython3.X.so. Neither is a WA603 (nor an unresolved WA501)."""
+    ios = platform_wheels["ios_libpython"]
+    mod = read_binary(_member(ios, "plat/_plat.cpython-313-iphoneos.so"), "plat/_plat.cpython-313-iphoneos.so")
+    assert "@rpath/Python.framework/Python" in mod.dependencies
+    assert [(s.arch, s.platform) for s in mod.slices] == [("arm64", "ios")]
+    android = platform_wheels["android_ext"]
+    mod = read_binary(_member(android, "plat/_plat.cpython-313-aarch64-linux-android.so"), "x.so")
+    assert "libpython3.13.so" in mod.dependencies
+    for wheel in (ios, android):
+        p = check(wheel, "--format", "json")
+        assert p.returncode == 0, p.stdout + p.stderr
+        assert findings(wheel) == []
 
 
 # --------------------------------------------------------------------------------------------

@@ -6,6 +6,8 @@ out of ``data`` on its own, so a large library costs a few table-sized copies, n
 one. The loader's view comes first: the dynamic table through ``PT_DYNAMIC``, table addresses
 mapped to file offsets through ``PT_LOAD``. Section headers are the fallback when there is no
 such view, and a cross-check when there is (a disagreement becomes a ``Slice.notes`` entry).
+A segment is mapped as the loader maps it, in whole pages: the rest of its last page past
+``p_filesz`` holds the file's bytes unless the segment has a zero-filled part (:meth:`_Reader.page_tail`).
 
 Every offset, size and count is checked against the file before use; anything out of range
 raises :class:`MalformedBinary` with the reason. Every walk is bounded.
@@ -26,13 +28,22 @@ from wheelaudit.binary import _columns as _C
 
 #: the most symbol-table entries we read from one table
 MAX_SYMBOLS = 20_000_000
+#: the smallest page size of any Linux machine: a loader maps at least this much of a segment's
+#: last page from the file
+MIN_PAGE = 0x1000
 
 # e_type
 ET_REL, ET_EXEC, ET_DYN, ET_CORE = 1, 2, 3, 4
 # p_type
 PT_LOAD, PT_DYNAMIC, PT_INTERP = 1, 2, 3
 PT_GNU_STACK = 0x6474E551
+PT_NOTE, PT_GNU_PROPERTY = 4, 0x6474E553
 PF_X = 1
+# notes: the GNU property note and the x86 ISA level it may carry (binutils 2.36+, glibc 2.33+)
+NT_GNU_PROPERTY_TYPE_0 = 5
+GNU_PROPERTY_X86_ISA_1_NEEDED = 0xC0008002
+#: GNU_PROPERTY_X86_ISA_1_NEEDED bits, highest level first
+X86_ISA_LEVELS = ((8, "x86-64-v4"), (4, "x86-64-v3"), (2, "x86-64-v2"), (1, "x86-64-baseline"))
 # d_tag / DT_FLAGS bit: relocations against read-only segments
 DT_TEXTREL, DT_FLAGS, DF_TEXTREL = 22, 30, 0x4
 SHF_ALLOC = 0x2
@@ -42,7 +53,7 @@ _NX_STACK_BY_DEFAULT = {"aarch64", "loongarch64", "loongarch32"}
 #: the note of an image whose stack is executable for want of PT_GNU_STACK
 NO_GNU_STACK_NOTE = "no PT_GNU_STACK program header: the {arch} ABI then defaults to an executable stack"
 # sh_type
-SHT_SYMTAB, SHT_NOBITS, SHT_DYNAMIC, SHT_DYNSYM = 2, 8, 6, 11
+SHT_SYMTAB, SHT_NOTE, SHT_NOBITS, SHT_DYNAMIC, SHT_DYNSYM = 2, 7, 8, 6, 11
 SHT_GNU_VERDEF, SHT_GNU_VERNEED = 0x6FFFFFFD, 0x6FFFFFFE
 # d_tag
 DT_NULL, DT_NEEDED, DT_HASH, DT_STRTAB, DT_SYMTAB = 0, 1, 4, 5, 6
@@ -313,6 +324,7 @@ class _Reader:
 
     def read_segments(self, phnum: int) -> None:
         self.segments: list[tuple] = []
+        self.note_segments: list[tuple[int, int, int, int]] = []
         self.loads: list[tuple] = []
         self.stack_flags: int | None = None  # PT_GNU_STACK's p_flags, None without one
         if phnum == 0xFFFF:
@@ -332,30 +344,54 @@ class _Reader:
             raw = struct.iter_unpack(self.e + "IIQQQQQQ" + pad,
                                      self.take(self.phoff, phnum * self.phentsize, "program header table"))
             # (type, offset, vaddr, filesz, memsz)
-            rows = [(t, off, va, fs, ms, f) for t, f, off, va, _pa, fs, ms, _al in raw]
+            rows = [(t, off, va, fs, ms, f, al) for t, f, off, va, _pa, fs, ms, al in raw]
         else:
             raw = struct.iter_unpack(self.e + "IIIIIIII" + pad,
                                      self.take(self.phoff, phnum * self.phentsize, "program header table"))
-            rows = [(t, off, va, fs, ms, f) for t, off, va, _pa, fs, ms, f, _al in raw]
+            rows = [(t, off, va, fs, ms, f, al) for t, off, va, _pa, fs, ms, f, al in raw]
         self.segments = [r[:5] for r in rows]
+        #: (type, offset, filesz, p_align) of PT_NOTE and PT_GNU_PROPERTY segments
+        self.note_segments = [(r[0], r[1], r[3], r[6]) for r in rows if r[0] in (PT_NOTE, PT_GNU_PROPERTY)]
         self.stack_flags = next((r[5] for r in rows if r[0] == PT_GNU_STACK), None)
         self.loads = [s for s in self.segments if s[0] == PT_LOAD]
 
     # ---- address mapping ------------------------------------------------------------------
-    def map_addr(self, addr: int, what: str) -> tuple[int, int]:
-        """File offset of virtual address ``addr`` and the file bytes available from there."""
-        for _t, off, va, filesz, _ms in self.loads:
+    def page_tail(self, off: int, va: int, filesz: int, memsz: int) -> int:
+        """The file bytes a loader maps past a PT_LOAD segment's ``p_filesz``: the rest of its last
+        page. The kernel and ld.so map file bytes in whole pages (at least MIN_PAGE); only where
+        the segment has no zero-filled part (``p_memsz == p_filesz``) are those bytes left as the
+        file has them (else the loader zeroes the page's tail). Never past the end of the file."""
+        if not filesz or memsz != filesz:
+            return 0
+        end = va + filesz
+        tail = -end % MIN_PAGE
+        return max(0, min(tail, self.size - (off + filesz)))
+
+    def locate(self, addr: int, what: str) -> tuple[int, int, int]:
+        """(file offset of virtual address ``addr``, file bytes of its segment from there, bytes
+        of the segment's last page mapped beyond them: :meth:`page_tail`)."""
+        for _t, off, va, filesz, memsz in self.loads:
             if va <= addr < va + filesz:
                 delta = addr - va
-                return off + delta, filesz - delta
+                return off + delta, filesz - delta, self.page_tail(off, va, filesz, memsz)
+        for _t, off, va, filesz, memsz in self.loads:  # (past p_filesz, inside the last page)
+            tail = self.page_tail(off, va, filesz, memsz)
+            if tail and va + filesz <= addr < va + filesz + tail:
+                return off + addr - va, 0, va + filesz + tail - addr
         if not self.loads:
             # no loadable segments (e.g. section headers only): map through allocated sections
             for sec in self.sections:
                 _n, stype, flags, saddr, soff, ssize = sec[:6]
                 if flags & 2 and stype != SHT_NOBITS and saddr <= addr < saddr + ssize:
                     delta = addr - saddr
-                    return soff + delta, ssize - delta
+                    return soff + delta, ssize - delta, 0
         raise MalformedBinary(f"{what} address 0x{addr:x} is not inside any loadable segment")
+
+    def map_addr(self, addr: int, what: str) -> tuple[int, int]:
+        """File offset of virtual address ``addr`` and the file bytes the loader maps from there
+        (its segment's, and the rest of the segment's last page: :meth:`page_tail`)."""
+        off, avail, tail = self.locate(addr, what)
+        return off, avail + tail
 
     def section_data_range(self, index: int, what: str) -> tuple[int, int]:
         if not 0 <= index < len(self.sections):
@@ -436,16 +472,21 @@ class _Reader:
             if 0 < link < len(self.sections) and self.sections[link][1] != SHT_NOBITS:
                 linked = self.sections[link]
         if DT_STRTAB in self.tags:
-            off, avail = self.map_addr(self.tags[DT_STRTAB], "DT_STRTAB")
+            off, avail, tail = self.locate(self.tags[DT_STRTAB], "DT_STRTAB")
             if DT_STRSZ in self.tags:
                 size = self.tags[DT_STRSZ]
-                if size > avail:
+                if size > avail + tail:
                     raise MalformedBinary(
                         f"dynamic string table (DT_STRSZ {size} bytes at 0x{off:x}) runs past the end "
-                        f"of its segment ({avail} bytes left)"
+                        f"of its segment ({avail} bytes left"
+                        + (f", {tail} more in its last page" if tail else "") + ")"
                     )
+                if size > avail:  # (casadi's patchelf-edited clp and cbc: readelf and ld.so read it)
+                    self.notes.append(
+                        f"the dynamic string table runs {size - avail} bytes past its segment's file size, "
+                        f"inside the segment's last page, which the loader maps from the file: read from there")
             else:
-                size = avail
+                size = avail + tail
                 self.notes.append("no DT_STRSZ; the dynamic string table was bounded by its segment")
             if linked is not None and linked[4] != off:
                 self.notes.append(
@@ -936,6 +977,60 @@ class _Reader:
         self.notes.append(NO_GNU_STACK_NOTE.format(arch=arch))
         return True
 
+    def x86_isa_needed(self) -> str | None:
+        """The x86 ISA level the image needs (``Slice.x86_isa_needed``): the highest level bit of
+        GNU_PROPERTY_X86_ISA_1_NEEDED in the first NT_GNU_PROPERTY_TYPE_0 note, found where glibc's
+        loader looks (``sysdeps/x86/dl-prop.h``): PT_GNU_PROPERTY, else the PT_NOTE segments aligned
+        to the ELF class's word (8 bytes in ELF64, 4 in ELF32: glibc skips ELF64's 4-aligned ones,
+        build-id and ABI tag); an object file's SHT_NOTE sections likewise. A note that does not
+        fit is skipped (with a note when it runs past the file): the loader never fails on it."""
+        word = 8 if self.is64 else 4
+        prop = [(off, size, word) for t, off, size, _al in self.note_segments if t == PT_GNU_PROPERTY]
+        regions = prop or [(off, size, al) for t, off, size, al in self.note_segments if t == PT_NOTE and al == word]
+        if not self.segments:
+            regions = [(sec[4], sec[5], sec[8]) for sec in self.sections if sec[1] == SHT_NOTE and sec[8] == word]
+        for off, size, align in regions:
+            if off < 0 or size < 0 or off + size > self.size:
+                self.notes.append(f"a note segment at 0x{off:x} ({size} bytes) runs past the end of the file; "
+                                  f"not read")
+                continue
+            bits = self._property_note(off, size, align, word)
+            if bits is None:
+                continue
+            unknown = bits & ~0xF
+            if unknown:
+                self.notes.append(f"GNU_PROPERTY_X86_ISA_1_NEEDED has bits no ISA level names (0x{unknown:x})")
+            return next((name for bit, name in X86_ISA_LEVELS if bits & bit), None)
+        return None
+
+    def _property_note(self, off: int, size: int, align: int, word: int) -> int | None:
+        """GNU_PROPERTY_X86_ISA_1_NEEDED of the first GNU property note in ``[off, off+size)``
+        (notes aligned to ``align``, properties to ``word``), or None."""
+        e, end, pos = self.e, off + size, off
+        while end - pos >= 12:  # (each step moves at least 12 bytes: bounded)
+            namesz, descsz, ntype = struct.unpack_from(e + "III", self.data, pos)
+            desc = pos + -(-(12 + namesz) // align) * align  # (glibc's ELF_NOTE_NEXT_OFFSET)
+            nxt = pos + -(-(desc - pos + descsz) // align) * align
+            if nxt > end:
+                return None
+            if namesz == 4 and ntype == NT_GNU_PROPERTY_TYPE_0 and bytes(self.data[pos + 12 : pos + 16]) == b"GNU\0":
+                if descsz < 8 or descsz % word:
+                    return None
+                p, stop = desc, desc + descsz
+                while stop - p >= 8:
+                    ptype, datasz = struct.unpack_from(e + "II", self.data, p)
+                    p += 8
+                    if p + datasz > stop:
+                        return None
+                    if ptype == GNU_PROPERTY_X86_ISA_1_NEEDED:
+                        return struct.unpack_from(e + "I", self.data, p)[0] if datasz == 4 else None
+                    if ptype > GNU_PROPERTY_X86_ISA_1_NEEDED:  # (ascending order)
+                        return None
+                    p += -(-datasz // word) * word
+                return None
+            pos = nxt
+        return None
+
     def textrel(self) -> bool:
         """DT_TEXTREL, or DF_TEXTREL in DT_FLAGS (``Slice.textrel``)."""
         return any(tag == DT_TEXTREL or (tag == DT_FLAGS and val & DF_TEXTREL) for tag, val in self.dyn)
@@ -1015,4 +1110,5 @@ class _Reader:
             exec_stack=self.exec_stack(kind, arch),
             textrel=self.textrel(),
             debug_bytes=self.debug_bytes(),
+            x86_isa_needed=self.x86_isa_needed() if self.e_machine in (EM_386, EM_X86_64) else None,
         )

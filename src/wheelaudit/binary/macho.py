@@ -17,6 +17,8 @@ What goes where:
 * ``locals``: defined nlist entries that are not ``N_EXT`` or are ``N_PEXT``, debug stabs excluded.
 * ``min_os``/``sdk``: the macOS ``LC_BUILD_VERSION`` if there is one (else the first), else
   ``LC_VERSION_MIN_*``; a non-macOS deployment target is noted.
+* a debug companion (``MH_DSYM``, what ``dsymutil`` writes under ``*.dSYM/``) is a "dsym" slice:
+  no code signature is read and its symbol table, a copy of its binary's, gives no symbols.
 * a fat slice holding a static archive (a universal ``.a``) is returned as an "object" slice with
   a note; its members are not read.
 
@@ -62,13 +64,14 @@ _FAT_MAGIC_BYTES = (b"\xca\xfe\xba\xbe", b"\xca\xfe\xba\xbf")
 #: real images carry a few dozen load commands; ld64 pads to at most a few thousand
 MAX_NCMDS = 1 << 16
 
-MH_OBJECT, MH_EXECUTE, MH_DYLIB, MH_BUNDLE, MH_DYLIB_STUB = 0x1, 0x2, 0x6, 0x8, 0x9
+MH_OBJECT, MH_EXECUTE, MH_DYLIB, MH_BUNDLE, MH_DYLIB_STUB, MH_DSYM = 0x1, 0x2, 0x6, 0x8, 0x9, 0xA
 _KINDS: dict[int, Kind] = {
     MH_OBJECT: "object",
     MH_EXECUTE: "executable",
     MH_DYLIB: "shared",
     MH_DYLIB_STUB: "shared",
     MH_BUNDLE: "bundle",
+    MH_DSYM: "dsym",
 }
 
 LC_REQ_DYLD = 0x80000000
@@ -524,7 +527,7 @@ class _Image:
 
         # ---- debug info and code signature -------------------------------------------------
         s.debug_bytes = debug_bytes
-        if with_signature and s.kind != "object":
+        if with_signature and s.kind not in ("object", "dsym"):  # (neither is ever loaded, nor signed)
             self.read_signature(s, code_sig, segments)
 
         # ---- symbols -----------------------------------------------------------------------
@@ -539,6 +542,13 @@ class _Image:
             s.exports = self.read_trie(where[0], where[1], s.notes)
         else:
             s.exports = fallback_exports
+        if s.kind == "dsym":
+            # a debug companion's symbol table is a copy of its binary's, for the debugger: read as
+            # this file's own, each of its names would have a second definer that nothing can bind
+            copied = len(s.exports) + len(s.imports) + len(s.locals)
+            s.exports, s.imports, s.locals, s.weak_imports, s.imports_from = [], [], [], [], {}
+            s.notes.append(f"debug companion (MH_DSYM): never loaded; the {copied} symbols of its table "
+                           f"are its binary's, not read as its own")
         s.stripped = not s.locals
         s.strings = find_strings(data, needles, base, base + size)
         return s

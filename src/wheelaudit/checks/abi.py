@@ -12,6 +12,7 @@ the wheel's tags, parsed by :mod:`packaging.tags`:
 - WA606 an ELF library needs an executable stack (glibc 2.41+ refuses to dlopen it)
 - WA607 an arm64 Mach-O slice has no code signature, or its page hashes disagree with its bytes
 - WA608 an ELF library has text relocations
+- WA609 an x86-64 binary needs an ISA level above the baseline its platform tag promises
 
 (WA605, size budgets, lives elsewhere.)
 """
@@ -131,6 +132,14 @@ def _describe_tags(tags: list[Tag]) -> str:
     return ", ".join(pairs) if pairs else "no tags"
 
 
+def _default_build(suffix: Suffix) -> bool:
+    """Whether ``suffix`` is the one the default build of its interpreter version imports, which
+    is what a ``cpXY-none`` / ``ppXY-none`` tag installs on: CPython's without ABI flags
+    (``.cpython-311-``; debug builds share it since 3.8; a free-threaded ``t`` suffix is not it),
+    PyPy's (one ``ppNN`` per version)."""
+    return suffix.abi == suffix.python or (suffix.python or "").startswith("pp")
+
+
 def _suffix_problem(suffix: Suffix, tags: list[Tag]) -> str | None:
     """Why ``suffix`` disagrees with ``tags``, or None."""
     if not tags:
@@ -163,6 +172,8 @@ def _suffix_problem(suffix: Suffix, tags: list[Tag]) -> str | None:
     if suffix.python is not None:
         if any(t.interpreter == suffix.python and t.abi == suffix.abi for t in tags):
             return None
+        if _default_build(suffix) and any(t.interpreter == suffix.python and t.abi == "none" for t in tags):
+            return None  # cp311-none: CPython 3.11 with no ABI promise, whose build imports .cpython-311-*.so
         label = f"{suffix.python}-{suffix.abi}"
         if all(t.abi == "abi3" for t in tags):
             return (f"the suffix {suffix.text!r} loads only on {label}, but the wheel is an abi3 wheel "
@@ -180,7 +191,7 @@ def check_suffixes(wheel) -> list[Finding]:
     tags = _tags(wheel.binary_tags)
     out = []
     for b in wheel.libraries:
-        if not b.ok or not is_extension_module(b):
+        if not b.ok or not b.loadable or not is_extension_module(b):
             continue
         suffix = module_suffix(b.name)
         if suffix is None:
@@ -206,17 +217,24 @@ def links_libpython(dependency: str) -> bool:
     return bool(re.search(r"(?:^|/)Python3?\.framework/", dependency))
 
 
+#: platform families whose extension modules link the interpreter's library by design: Android
+#: (PEP 738: ``libpython3.X.so``, which auditwheel's android policy allows) and iOS (PEP 730:
+#: CPython's iOS build links every extension module against ``Python.framework``)
+_LIBPYTHON_BY_DESIGN = frozenset({"android", "ios"})
+
+
 def check_libpython(wheel) -> list[Finding]:
     """WA603: extension modules (ELF, Mach-O) that link libpython. (PE modules must import
-    ``python3X.dll``: that is how Windows works.)"""
+    ``python3X.dll``: that is how Windows works; so do Android's and iOS's link the interpreter's
+    library: wheels tagged only for those are not checked.)"""
     out = []
     from wheelaudit.platforms.tags import wheel_platforms
 
     plats = wheel_platforms(wheel)
-    if plats and all(p.family == "android" for p in plats):
-        return out  # PEP 738: on Android an extension module must link libpython3.X.so
+    if plats and all(p.family in _LIBPYTHON_BY_DESIGN for p in plats):
+        return out  # PEP 738 / PEP 730: there an extension module must link the interpreter's library
     for b in wheel.libraries:
-        if not b.ok or b.format not in ("elf", "macho") or not is_extension_module(b):
+        if not b.ok or not b.loadable or b.format not in ("elf", "macho") or not is_extension_module(b):
             continue
         deps = [d for s in b.slices for d in s.dependencies if links_libpython(d.name)]
         if not deps:
@@ -249,6 +267,15 @@ def check_debug_info(wheel) -> list[Finding]:
 
         where = ".debug_* sections" if b.format == "elf" else "__DWARF"
         share = f"{100 * total / b.size:.0f}% of its {human_size(b.size)}" if b.size else ""
+        if b.kind == "dsym":
+            out.append(Finding(
+                "WA604",
+                f"{b.path}: is a debug companion (a .dSYM's DWARF file, which only a debugger reads and no "
+                f"loader opens): {total:,} bytes of {where} shipped in the wheel; publish the .dSYM "
+                f"separately (a release asset, a symbol server) or leave it out of the wheel",
+                subject=b.path, paths=[b.path], rule="abi",
+                hint="leave *.dSYM out of the wheel's files and ship it beside the release"))
+            continue
         out.append(Finding(
             "WA604",
             f"{b.path}: carries full debug info: {total:,} bytes of {where}, {share}; "
@@ -299,6 +326,55 @@ def check_textrel(wheel) -> list[Finding]:
     return out
 
 
+# ---- x86-64 ISA level --------------------------------------------------------------------------
+
+#: each level above the baseline: what it adds, and which CPUs lack it
+_X86_LEVELS = {
+    "x86-64-v2": ("CMPXCHG16B, LAHF/SAHF, POPCNT, SSE3, SSSE3, SSE4.1, SSE4.2",
+                  "CPUs before Intel Nehalem (2008) and AMD Bulldozer (2011) cannot load it"),
+    "x86-64-v3": ("AVX, AVX2, BMI1, BMI2, F16C, FMA, LZCNT, MOVBE, XSAVE",
+                  "CPUs before Intel Haswell (2013) and AMD Excavator (2015), and Atom-class cores before "
+                  "Gracemont (Pentium, Celeron), cannot load it"),
+    "x86-64-v4": ("AVX-512 F, BW, CD, DQ, VL",
+                  "CPUs without AVX-512 (most desktop and laptop Intel CPUs, AMD before Zen 4 in 2022) "
+                  "cannot load it"),
+}
+
+
+def check_isa_level(wheel) -> list[Finding]:
+    """WA609: an x86-64 binary whose GNU property note needs an ISA level above the baseline that
+    its wheel's manylinux / musllinux x86_64 tag promises (glibc's loader checks the note: ``CPU
+    ISA level is lower than required``; musl's does not, and the code then faults on the first
+    instruction the CPU lacks). Every loadable ELF binary counts, as auditwheel's check does."""
+    from wheelaudit.platforms.tags import wheel_platforms
+
+    tags = sorted(p.tag for p in wheel_platforms(wheel)
+                  if p.family in ("manylinux", "musllinux") and "x86_64" in p.archs)
+    if not tags:
+        return []
+    out = []
+    for b in wheel.libraries:
+        if not b.ok or not b.loadable or b.format != "elf" or b.kind == "object":
+            continue
+        level = next((s.x86_isa_needed for s in b.slices if s.arch == "x86_64" and s.x86_isa_needed in _X86_LEVELS),
+                     None)
+        if level is None:
+            continue
+        adds, who = _X86_LEVELS[level]
+        if any(t.startswith("manylinux") for t in tags):
+            fails = (f"glibc 2.33 and later refuse to load it on a CPU without {level} (\"CPU ISA level is lower "
+                     f"than required\"): {who}")
+        else:
+            fails = (f"musl's loader does not read the note, so on a CPU without {level} the process dies of an "
+                     f"illegal instruction where it first runs such code: {who.replace('cannot load it', 'cannot run it')}")
+        out.append(Finding(
+            "WA609",
+            f"{b.path}: needs {level} ({adds}): its .note.gnu.property sets GNU_PROPERTY_X86_ISA_1_NEEDED "
+            f"to {level}, but {', '.join(tags)} promises only the x86-64 baseline. {fails}",
+            subject=b.path, paths=[b.path], rule="abi"))
+    return out
+
+
 # ---- code signatures ---------------------------------------------------------------------------
 
 _ARM64 = ("arm64", "arm64e")
@@ -311,7 +387,7 @@ def check_signatures(wheel) -> list[Finding]:
         if not b.ok or b.format != "macho":
             continue
         for s in b.slices:
-            if s.arch not in _ARM64 or s.kind == "object" or s.signature in (None, "valid"):
+            if s.arch not in _ARM64 or s.kind in ("object", "dsym") or s.signature in (None, "valid"):
                 continue
             if s.platform not in (None, "macos", "maccatalyst"):
                 continue  # iOS & co.: the app's build signs every embedded binary with its own identity
@@ -378,7 +454,7 @@ def check_stable_abi(wheel) -> list[Finding]:
     label = f"{floor[0]}.{floor[1]}"
     out: list[Finding] = []
     for b in wheel.libraries:
-        if not b.ok or not is_extension_module(b):
+        if not b.ok or not b.loadable or not is_extension_module(b):
             continue
         newer: dict[str, str] = {}
         outside: set[str] = set()
@@ -422,7 +498,8 @@ def check_stable_abi(wheel) -> list[Finding]:
 
 #: the checks that hold a binary to its wheel's tags (wheels merged by ``--together``: each member's own)
 TAG_CHECKS = (check_stable_abi, check_suffixes)
-CHECKS = (check_stable_abi, check_suffixes, check_libpython, check_debug_info, check_exec_stack, check_signatures, check_textrel)
+CHECKS = (check_stable_abi, check_suffixes, check_libpython, check_debug_info, check_exec_stack, check_signatures,
+          check_textrel, check_isa_level)
 
 
 def check_abi(wheel) -> list[Finding]:

@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 Format = Literal["elf", "macho", "pe"]
-Kind = Literal["shared", "bundle", "executable", "object"]
+#: "dsym": a Mach-O debug companion (MH_DSYM, ``*.dSYM/Contents/Resources/DWARF/*``), which no
+#: loader ever opens
+Kind = Literal["shared", "bundle", "executable", "object", "dsym"]
 SymbolType = Literal["func", "data", "other"]
 Binding = Literal["global", "weak", "local"]
 DependencyKind = Literal["needed", "load", "weak", "reexport", "upward", "lazy", "import", "delay"]
@@ -185,6 +187,9 @@ class Slice:
     exec_stack: bool | None = None
     #: ELF: the dynamic table asks for relocations in read-only segments (DT_TEXTREL or DF_TEXTREL)
     textrel: bool = False
+    #: ELF x86: the ISA level its GNU property note says the image needs (GNU_PROPERTY_X86_ISA_1_NEEDED,
+    #: its highest level: "x86-64-baseline", "x86-64-v2", "x86-64-v3", "x86-64-v4"); None without one
+    x86_isa_needed: str | None = None
     #: bytes of DWARF debug info the file carries: ELF, the non-allocated ``.debug_*`` /
     #: ``.zdebug_*`` sections when ``.debug_info`` is among them; Mach-O, the ``__DWARF``
     #: segment (or sections); 0 when there is none
@@ -236,6 +241,12 @@ class Binary:
     def archs(self) -> list[str]:
         """Architectures, one per slice."""
         return [s.arch for s in self.slices]
+
+    @property
+    def loadable(self) -> bool:
+        """False for a file that no platform loader ever opens, whatever its name: a Mach-O debug
+        companion (``kind == "dsym"``). Its facts are shown; no loader verdict is given on it."""
+        return self.kind != "dsym"
 
     @property
     def universal(self) -> bool:

@@ -163,6 +163,11 @@ CODES: dict[str, Code] = {
              fix="re-sign after every edit (codesign --force --sign - FILE); never edit a signed binary in place"),
         Code("WA608", "text-relocations", "warning", "an ELF library has text relocations",
              fix="compile every object with -fPIC"),
+        Code("WA609", "x86-isa-level", "error",
+             "an x86-64 binary's `.note.gnu.property` needs an ISA level (x86-64-v2, v3, v4) above the baseline "
+             "its platform tag promises (glibc 2.33+ refuses to load it on a CPU without that level)",
+             fix="build for the baseline (no -march=x86-64-vN with -mneeded, no -Wl,-z,x86-64-vN) and select "
+                 "wider code at run time (function multiversioning, ifunc, a per-level library the package picks)"),
         Code("WA701", "missing-linked-file", "error",
              "a CMake imported target or a pkg-config file names a library file that is not in the wheel "
              "(error where a config that find_package loads reaches it or in a .pc file; warning in an orphan export file)",

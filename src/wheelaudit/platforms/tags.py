@@ -464,7 +464,7 @@ def check_archs(wheel, loaded: Collection[str] | None = None) -> list[Finding]:
     out: list[Finding] = []
     plats = wheel_platforms(wheel)
     for b in wheel.libraries:
-        if not b.ok or not b.slices:
+        if not b.ok or not b.slices or not b.loadable:
             continue
         problems: dict[str, list[str]] = {}
         for pt in plats:
@@ -698,7 +698,7 @@ def check_versions(wheel) -> list[Finding]:
     own: frozenset[str] | None = None
     many = any(p.family == "manylinux" for p in plats)
     for b in wheel.libraries:
-        if not b.ok:
+        if not b.ok or not b.loadable:
             continue
         if b.format == "elf" and many:
             if own is None:

@@ -39,6 +39,8 @@ def slice_dict(sl: Slice, symbols: bool, resolved: dict | None = None) -> dict[s
         d["min_os_command"] = sl.min_os_command
     if sl.float_abi:
         d["float_abi"] = sl.float_abi
+    if sl.x86_isa_needed:
+        d["x86_isa_needed"] = sl.x86_isa_needed
     if sl.signature_detail:
         d["signature_detail"] = sl.signature_detail
     if sl.signature_page is not None:

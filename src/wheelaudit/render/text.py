@@ -163,6 +163,8 @@ def render_inspect(wheels: list[Wheel], out: TextIO, color: bool = False, symbol
                     facts.append(f"{sl.float_abi}-float")
                 if sl.needs_versions:
                     facts.append("needs " + _highest_versions(sl.needs_versions))
+                if sl.x86_isa_needed:
+                    facts.append(f"needs {sl.x86_isa_needed}")
                 facts.append("stripped" if sl.stripped else f"{len(sl.locals)} local symbols")
                 if sl.debug_bytes:
                     facts.append(f"debug info {human_size(sl.debug_bytes)}")

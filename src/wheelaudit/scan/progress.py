@@ -102,7 +102,8 @@ def trace_read(wheel: Wheel) -> None:
 
 
 _FORMATS = {"elf": "ELF", "macho": "Mach-O", "pe": "PE"}
-_KINDS = {"shared": "shared library", "bundle": "bundle", "executable": "executable", "object": "object file"}
+_KINDS = {"shared": "shared library", "bundle": "bundle", "executable": "executable", "object": "object file",
+          "dsym": "debug companion (dSYM)"}
 
 
 def _environment_allows() -> bool:
