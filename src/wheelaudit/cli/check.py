@@ -18,7 +18,8 @@ def add_parser(sub) -> None:
                                    "1 when something is, 2 on a usage or input error.")
     p.add_argument("wheels", nargs="*", metavar="WHEEL_OR_DIR", help=".whl files, folders of .whl files (dist/), or unpacked / installed trees")
     p.add_argument("--rules", "-r", metavar="FILE",
-                   help="rules file (default: [tool.wheelaudit] in the nearest pyproject.toml, else built-in checks only)")
+                   help="rules file, or the name of a shipped ruleset (executorch, mlx, runtimes) (default: "
+                        "[tool.wheelaudit] in the nearest pyproject.toml, else built-in checks only)")
     add_output_options(p, formats())
     add_report_option(p, formats())
     p.add_argument("--select", action="append", metavar="CODES", help="only these codes or prefixes (WA2,WA301)")
@@ -47,9 +48,12 @@ def resolve_rules(rules_arg: str | None):
     from wheelaudit.ruleset.load import load_rules
 
     if rules_arg:
-        path = Path(rules_arg)
+        from wheelaudit.ruleset import shipped
+
+        path = shipped.find(rules_arg) or Path(rules_arg)
         if not path.is_file():
-            raise UsageError(f"rules file {path} {'is not a file' if path.exists() else 'does not exist'}")
+            raise UsageError(f"rules file {path} {'is not a file' if path.exists() else 'does not exist'}"
+                             f" (shipped rulesets, by name: {', '.join(shipped.names())})")
         ruleset, origin = load_rules(path), None
     else:
         ruleset, origin = find_rules(Path.cwd())
@@ -117,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
             wr.findings = keep_checked(wr.findings, wr.wheel.origins, providers)
         report.notes += list(dict.fromkeys(notes))
     render = renderer(args.format)
-    with output_stream(args.output, report.exit_code) as out:
+    with output_stream(args.output, report.exit_code, gate=True) as out:
         color = False
         if args.format == "text":
             from wheelaudit.render.text import use_color

@@ -13,7 +13,7 @@ from wheelaudit import __version__
 from wheelaudit.cli.common import UsageError
 
 #: the commands, in the order ``--help`` lists them
-COMMANDS = ["check", "inspect", "owners", "dups", "diff", "init", "rules", "schema"]
+COMMANDS = ["check", "inspect", "owners", "dups", "diff", "init", "rules", "schema", "explain"]
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
@@ -77,7 +77,7 @@ def console() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     from wheelaudit.archive import NotAWheel
-    from wheelaudit.cli.common import OutputFailed, _silence_stdout
+    from wheelaudit.cli.common import OutputFailed, ReaderGone, _silence_stdout
     from wheelaudit.ruleset.load import RulesError
     from wheelaudit.scan import ScanFailed
     from wheelaudit.settings import SettingError, check_environment
@@ -119,6 +119,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         _say("wheelaudit: interrupted")
         return 128 + signal.SIGINT
+    except ReaderGone as exc:  # (`inspect ... | head`: the reader had enough; not a failure)
+        return exc.code
     except OutputFailed as exc:
         _say(f"wheelaudit: error: {exc}")
         return exc.code

@@ -90,7 +90,12 @@ def render_findings(wheel_name: str, findings: list[Finding], out: TextIO, color
             out.write(f"    at {p}\n")
         if len(f.paths) > 8:
             out.write(f"    … and {len(f.paths) - 8} more\n")
-        out.write(f"    hint: {f.hint or CODES[f.code].fix}\n")
+        out.write(f"    hint: {hint(f)}\n")
+
+
+def hint(f: Finding) -> str:
+    """How to fix ``f`` in one line: its own hint, else its code's fix (every report format says it)."""
+    return f.hint or CODES[f.code].fix
 
 
 def render_report(report: Report, out: TextIO, color: bool = False) -> None:
