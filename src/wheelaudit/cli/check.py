@@ -52,8 +52,9 @@ def resolve_rules(rules_arg: str | None):
 
         path = shipped.find(rules_arg) or Path(rules_arg)
         if not path.is_file():
+            bare = path.name == rules_arg and not path.suffix and not path.exists()  # (meant a shipped one?)
             raise UsageError(f"rules file {path} {'is not a file' if path.exists() else 'does not exist'}"
-                             f" (shipped rulesets, by name: {', '.join(shipped.names())})")
+                             + (f" (shipped rulesets, by name: {', '.join(shipped.names())})" if bare else ""))
         ruleset, origin = load_rules(path), None
     else:
         ruleset, origin = find_rules(Path.cwd())
