@@ -103,3 +103,67 @@ def test_owners_keeps_its_verdict_and_check_its_message_when_the_reader_stops(cl
     assert _reader_stops("owners", clean, "no::such::*") == (1, b"")
     code, err = _reader_stops("check", clean, "--rules", "executorch")
     assert code == 2 and b"cannot write the report to standard output: Broken pipe" in err
+
+
+# ------------------------------------------------------------------ messages that confuse no more
+
+def _pure_wheel(folder: Path, dist: str) -> Path:
+    from wheel.wheelfile import WheelFile
+
+    path = folder / f"{dist}-1.0-py3-none-any.whl"
+    with WheelFile(path, "w") as wf:
+        wf.writestr(f"{dist}/__init__.py", b"")
+        wf.writestr(f"{dist}-1.0.dist-info/METADATA", f"Metadata-Version: 2.1\nName: {dist}\nVersion: 1.0\n\n".encode())
+        wf.writestr(f"{dist}-1.0.dist-info/WHEEL",
+                    b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n\n")
+    return path
+
+
+def test_wheels_together_are_counted_and_named_by_the_wheel_a_finding_is_in(fused, tmp_path):
+    others = [_pure_wheel(tmp_path, name) for name in ("alpha", "beta")]
+    p = run("check", "--together", fused, *map(str, others), "--rules", "executorch", "--select", "WA401")
+    assert p.returncode == 1, p.stderr
+    heads = [line for line in p.stdout.splitlines() if " WA401 " in line]
+    assert heads and all(line.startswith(f"{Path(fused).name}: WA401 error") for line in heads), heads
+    assert "+" not in p.stdout.split(" WA401 ")[0]
+    assert p.stdout.splitlines()[-1].startswith("failed: 2 errors, 0 warnings in 3 wheels")
+    github = run("check", "--together", fused, *map(str, others), "--rules", "executorch", "--select", "WA401",
+                 "--format", "github")
+    assert f"::{Path(fused).name}: " in github.stdout and "alpha-1.0" not in github.stdout
+
+
+def test_an_empty_folder_is_no_wheels_found(tmp_path):
+    (tmp_path / "dist").mkdir()
+    p = run("check", str(tmp_path / "dist"))
+    assert (p.returncode, p.stdout) == (2, "")
+    assert p.stderr == f"wheelaudit: error: {tmp_path / 'dist'}: no wheels found (the folder is empty)\n"
+
+
+def test_a_report_to_a_file_still_tells_the_verdict(fused, tmp_path):
+    p = run("check", fused, "--rules", "executorch", "--format", "html", "-o", str(tmp_path / "r.html"))
+    assert p.returncode == 1 and (tmp_path / "r.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    assert p.stdout.splitlines()[0].startswith("failed: 4 errors, 0 warnings in 1 wheel")
+    assert p.stdout.splitlines()[1] == f"wrote the html report to {tmp_path / 'r.html'}"
+    q = run("check", fused, "--rules", "executorch", "--format", "html", "-o", str(tmp_path / "r.html"), "-q")
+    assert (q.returncode, q.stdout) == (1, "")
+
+
+def test_inspect_quiet_keeps_the_table(clean):
+    full, quiet = run("inspect", clean).stdout, run("inspect", "-q", clean).stdout
+    assert " dep @rpath/libexecutorch.dylib" in full and " dep " not in quiet
+    assert quiet.splitlines()[:10] == full.splitlines()[:10]  # (the wheel's line and its table)
+    assert len(quiet.splitlines()) < len(full.splitlines()) / 3
+
+
+def test_a_bad_option_is_told_with_its_command_usage(clean):
+    p = run("check", "--bogus", clean)
+    assert p.returncode == 2 and p.stderr.startswith("usage: wheelaudit check ")
+    assert "unrecognized arguments: --bogus" in p.stderr
+    p = run("rules", "validate", "--bogus", "x.toml")
+    assert p.returncode == 2 and p.stderr.startswith("usage: wheelaudit rules validate ")
+
+
+def test_schema_report_is_the_check_report_schema():
+    p = run("schema", "report")
+    assert p.returncode == 0 and p.stdout == run("schema", "check").stdout
+    assert "report" in run("--help").stdout.split("schema", 1)[1].split("\n\n")[0]

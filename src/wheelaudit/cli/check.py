@@ -130,6 +130,11 @@ def run(args: argparse.Namespace) -> int:
             color = use_color(out, args.no_color)
         render(report, out, color)
     write_reports(report, args.report)
+    if args.output and args.output != "-":  # (the verdict on the terminal too, not only in the file)
+        from wheelaudit.render.text import aside, summary_line
+
+        with output_stream(None, report.exit_code, gate=True) as out:
+            aside(out, f"{summary_line(report)}\nwrote the {args.format} report to {args.output}\n")
     return report.exit_code
 
 

@@ -87,7 +87,9 @@ def main(argv: list[str] | None = None) -> int:
         for warning in check_environment():
             _say(f"wheelaudit: warning: {warning}")
         parser = build_parser(args_list[0] if args_list and args_list[0] in COMMANDS else None)
-        args = parser.parse_args(args_list)
+        args, extra = parser.parse_known_args(args_list)
+        if extra:  # (told with the usage of the command they were given to, not the top level's)
+            _innermost(parser, args).error(f"unrecognized arguments: {' '.join(extra)}")
         if not getattr(args, "command", None):
             parser.print_help(sys.stderr)
             return EXIT_USAGE
@@ -111,7 +113,9 @@ def main(argv: list[str] | None = None) -> int:
             _say(f"wheelaudit: invalid rules: {exc}")
         return EXIT_USAGE
     except NotAWheel as exc:
-        _say(f"wheelaudit: not a wheel: {exc}")
+        from wheelaudit.archive.errors import NoWheels
+
+        _say(f"wheelaudit: {'error' if isinstance(exc, NoWheels) else 'not a wheel'}: {exc}")
         return EXIT_USAGE
     except Signalled as exc:
         _say(f"wheelaudit: stopped by {signal.Signals(exc.signum).name}")
@@ -138,6 +142,17 @@ def main(argv: list[str] | None = None) -> int:
         _say(f"wheelaudit: internal error ({type(exc).__name__}: {exc}); this is a bug in wheelaudit — "
              "set WHEELAUDIT_DEBUG=1 to see the traceback")
         return EXIT_USAGE
+
+
+def _innermost(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.ArgumentParser:
+    """The parser of the (sub)command ``args`` were parsed for: ``wheelaudit rules validate``'s
+    for ``rules validate``; the top level's when no command was named."""
+    while True:
+        sub = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
+        chosen = getattr(args, sub.dest, None) if sub is not None else None
+        if chosen is None or chosen not in sub.choices:
+            return parser
+        parser = sub.choices[chosen]
 
 
 def _say(line: str) -> None:

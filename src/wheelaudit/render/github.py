@@ -50,5 +50,5 @@ def summary_line(report: Report) -> str:
 def render_report(report: Report, out: TextIO, color: bool = False) -> None:
     for wr in report.wheels:
         for f in wr.active:
-            out.write(command(f, wr.wheel.path.name) + "\n")
+            out.write(command(f, text.wheel_label(wr.wheel, f)) + "\n")
     out.write(summary_line(report) + "\n")

@@ -67,8 +67,8 @@ def render_report(report: Report, out: TextIO, color: bool = False) -> None:
     verdict = "passed" if report.ok else "failed"
     out.write(f"### wheelaudit: {verdict}\n\n")
     out.write(cell(text.summary_line(report)) + "\n\n")
-    active = [(wr.wheel.path.name, f) for wr in report.wheels for f in wr.active]
-    waived = [(wr.wheel.path.name, f) for wr in report.wheels for f in wr.findings if f.waived]
+    active = [(text.wheel_label(wr.wheel, f), f) for wr in report.wheels for f in wr.active]
+    waived = [(text.wheel_label(wr.wheel, f), f) for wr in report.wheels for f in wr.findings if f.waived]
     if active:
         _table(out, ["Code", "Severity", "Wheel", "Member", "Message", "Hint"],
                [[f.code, f.severity, code_cell(name), member(f), cell(f.message, MAX_MESSAGE),
