@@ -167,3 +167,42 @@ def test_schema_report_is_the_check_report_schema():
     p = run("schema", "report")
     assert p.returncode == 0 and p.stdout == run("schema", "check").stdout
     assert "report" in run("--help").stdout.split("schema", 1)[1].split("\n\n")[0]
+
+
+# ------------------------------------------------------------------ what users of ruff and pytest reach for
+
+def test_version_short_flag():
+    p = run("-V")
+    assert p.returncode == 0 and p.stdout.startswith("wheelaudit ") and p.stdout == run("--version").stdout
+
+
+def test_exit_zero_reports_but_passes(fused, clean):
+    p = run("check", fused, "--rules", "executorch", "--exit-zero")
+    assert p.returncode == 0 and "WA401 error" in p.stdout and p.stdout.splitlines()[-1].startswith("failed: ")
+    # it never hides that the check could not run
+    assert run("check", fused, "--rules", "no-such-rules.toml", "--exit-zero").returncode == 2
+
+
+def test_statistics_counts_the_findings_by_code(fused):
+    p = run("check", fused, "--rules", "executorch", "--statistics")
+    assert p.returncode == 1, p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[0].split() == ["count", "code", "name", "default"]
+    assert [line.split() for line in lines[1:3]] == [["2", "WA203", "wrong-owner", "error"],
+                                                     ["2", "WA401", "forbidden-component", "error"]]
+    assert lines[3].startswith("failed: 4 errors") and len(lines) == 4
+    assert run("check", fused, "--rules", "executorch", "--statistics", "--format", "json").returncode == 2
+
+
+@pytest.mark.parametrize("args, env, coloured", [
+    ([], {}, False),                                   # a pipe: no colour
+    (["--color", "always"], {}, True),
+    (["--color", "always"], {"NO_COLOR": "1"}, True),  # the option says so
+    ([], {"FORCE_COLOR": "1"}, True),
+    ([], {"FORCE_COLOR": "1", "NO_COLOR": "1"}, False),
+    (["--color", "never"], {"FORCE_COLOR": "1"}, False),
+    (["--no-color"], {"FORCE_COLOR": "1"}, False),
+])
+def test_color_auto_always_never(fused, args, env, coloured):
+    p = run("check", fused, "--rules", "executorch", *args, env=env)
+    assert p.returncode == 1 and ("\x1b[" in p.stdout) == coloured

@@ -28,6 +28,10 @@ def add_parser(sub) -> None:
                    help="lowest severity that fails the run (default: error)")
     p.add_argument("--severity", action="append", metavar="CODE=LEVEL",
                    help="change a code's (or family's) severity: WA502=error,WA604=warning (on top of the rules' own)")
+    p.add_argument("--exit-zero", action="store_true",
+                   help="exit 0 even when findings fail the check (2 still means it could not run)")
+    p.add_argument("--statistics", action="store_true",
+                   help="text report: the findings counted by code instead of each finding")
     add_jobs_option(p)
     add_verbosity_options(p)
     p.add_argument("--together", action="store_true",
@@ -67,6 +71,10 @@ def run(args: argparse.Namespace) -> int:
     from wheelaudit.scan import scan
 
     check_report_targets(args.report, args.output)
+    if args.statistics and args.format != "text":
+        from wheelaudit.cli.common import UsageError
+
+        raise UsageError(f"--statistics counts the findings of a text report, not of --format {args.format}")
     ruleset = resolve_rules(args.rules)
     select = split_codes(args.select)
     ignore = split_codes(args.ignore)
@@ -127,7 +135,9 @@ def run(args: argparse.Namespace) -> int:
         if args.format == "text":
             from wheelaudit.render.text import use_color
 
-            color = use_color(out, args.no_color)
+            color = use_color(out, args.color)
+            if args.statistics:
+                from wheelaudit.render.text import render_statistics as render
         render(report, out, color)
     write_reports(report, args.report)
     if args.output and args.output != "-":  # (the verdict on the terminal too, not only in the file)
@@ -135,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
 
         with output_stream(None, report.exit_code, gate=True) as out:
             aside(out, f"{summary_line(report)}\nwrote the {args.format} report to {args.output}\n")
-    return report.exit_code
+    return 0 if args.exit_zero and report.exit_code == 1 else report.exit_code
 
 
 def _environment(args: argparse.Namespace, paths: list[Path], strings, interest) -> tuple[list, list[str]]:

@@ -21,7 +21,10 @@ class UsageError(Exception):
 def add_output_options(p: argparse.ArgumentParser, formats: list[str]) -> None:
     p.add_argument("--format", choices=formats, default="text", help="output format (default: text)")
     p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output ('-': standard output)")
-    p.add_argument("--no-color", action="store_true", help="no colour, even on a terminal (NO_COLOR is honoured too)")
+    p.add_argument("--color", choices=["auto", "always", "never"], default="auto",
+                   help="colour in a text report: auto (the default: on a terminal, unless NO_COLOR is set; "
+                        "FORCE_COLOR forces it), always, never")
+    p.add_argument("--no-color", dest="color", action="store_const", const="never", help="the same as --color never")
 
 
 def add_report_option(p: argparse.ArgumentParser, formats: list[str]) -> None:

@@ -30,7 +30,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     the other commands' modules are neither imported nor set up, so a check's first worker
     starts sooner)."""
     parser = _Parser(prog="wheelaudit", description="Release-audit linter for Python wheels that ship native code.")
-    parser.add_argument("--version", action="version", version=f"wheelaudit {__version__}")
+    parser.add_argument("--version", "-V", action="version", version=f"wheelaudit {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMANDS if only is None else [only]:
         try:

@@ -38,9 +38,15 @@ def aside(out: TextIO, text: str) -> None:
         out.write(text)
 
 
-def use_color(stream: TextIO, no_color: bool = False) -> bool:
-    """Colour only on a TTY, never with ``--no-color`` or ``NO_COLOR`` set (no-color.org)."""
-    if no_color or os.environ.get("NO_COLOR"):
+def use_color(stream: TextIO, mode: str | bool = "auto") -> bool:
+    """Whether a text report to ``stream`` is coloured: ``--color always`` / ``never`` decide;
+    ``auto`` (the default) colours a TTY, never with ``NO_COLOR`` set (no-color.org), always with
+    ``FORCE_COLOR`` set (as ruff does). ``True`` is ``never`` (the ``--no-color`` of the API)."""
+    if mode is True or mode == "never":
+        return False
+    if mode == "always":
+        return True
+    if os.environ.get("NO_COLOR"):
         return False
     if os.environ.get("FORCE_COLOR"):
         return True
@@ -128,6 +134,22 @@ def render_report(report: Report, out: TextIO, color: bool = False) -> None:
             continue
         for f in active:
             render_findings(wheel_label(wr.wheel, f), [f], out, color)
+    for note in report.notes:
+        aside(out, f"note: {note}\n")
+    aside(out, summary_line(report, color) + "\n")
+
+
+def render_statistics(report: Report, out: TextIO, color: bool = False) -> None:
+    """``check --statistics``: the findings that are not waived counted by code, most first (as
+    ``ruff --statistics`` counts them), then the summary line."""
+    counts: dict[str, int] = {}
+    for wr in report.wheels:
+        for f in wr.active:
+            counts[f.code] = counts.get(f.code, 0) + 1
+    rows = [[str(n), code, CODES[code].name, CODES[code].severity]
+            for code, n in sorted(counts.items(), key=lambda item: (-item[1], item[0]))]
+    for line in table(rows, ["count", "code", "name", "default"]) if rows else []:
+        out.write(line + "\n")
     for note in report.notes:
         aside(out, f"note: {note}\n")
     aside(out, summary_line(report, color) + "\n")
