@@ -130,6 +130,10 @@ def test_wheels_together_are_counted_and_named_by_the_wheel_a_finding_is_in(fuse
     github = run("check", "--together", fused, *map(str, others), "--rules", "executorch", "--select", "WA401",
                  "--format", "github")
     assert f"::{Path(fused).name}: " in github.stdout and "alpha-1.0" not in github.stdout
+    sarif = run("check", "--together", fused, *map(str, others), "--rules", "executorch", "--select", "WA401",
+                "--format", "sarif")
+    messages = [r["message"]["text"] for run_ in json.loads(sarif.stdout)["runs"] for r in run_["results"]]
+    assert messages and all(f"[in {Path(fused).name}: " in m for m in messages), messages
 
 
 def test_an_empty_folder_is_no_wheels_found(tmp_path):

@@ -41,6 +41,7 @@ from urllib.parse import quote
 from wheelaudit import __version__
 from wheelaudit.model.finding import CODES, SEVERITY_RANK, Finding
 from wheelaudit.model.report import Report, WheelReport
+from wheelaudit.render.text import wheel_label
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -207,7 +208,7 @@ def result(f: Finding, wr: WheelReport, places: _Places, dist: str, platform: st
         "ruleIndex": rule_index[f.code],
         "level": f.severity,
         "kind": "fail",
-        "message": {"text": _message(f, wheel_name)},
+        "message": {"text": _message(f, wheel_label(wr.wheel, f))},
         "locations": [places.primary(f, wr.wheel.path)],
         "partialFingerprints": {FINGERPRINT: fingerprint(f, dist, platform, wr, occurrence)},
         "properties": {
