@@ -1,4 +1,5 @@
-"""wheelaudit as a package: ``python -m build`` makes an sdist and a wheel (the wheel from the
+"""wheelaudit as a package: ``python -m build`` of the checkout's sources (copied without build
+artefacts) makes an sdist and a wheel (the wheel from the
 sdist), the wheel carries the shipped rulesets and passes its own ``check``, and installed into a
 fresh virtual environment it checks a wheel with a shipped ruleset by name and explains a code.
 
@@ -9,6 +10,7 @@ the fresh environment's own, so the installed wheelaudit is the one imported, as
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -25,12 +27,20 @@ def _run(*args, **kw) -> subprocess.CompletedProcess:
     return subprocess.run([str(a) for a in args], capture_output=True, text=True, timeout=600, env=env, **kw)
 
 
+#: what a checkout holds that a fresh clone does not: build artefacts (a stale ``*.egg-info``
+#: would hand setuptools the files of an earlier build) and local folders
+_NOT_SOURCE = shutil.ignore_patterns(".git", ".venv", "*.egg-info", "build", "dist", "__pycache__", "out", "cache",
+                                     ".pytest_cache")
+
+
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> tuple[Path, Path]:
-    """(sdist, wheel) built by ``python -m build`` from this checkout."""
+    """(sdist, wheel) built by ``python -m build`` from a copy of this checkout's sources."""
     pytest.importorskip("build")
+    source = tmp_path_factory.mktemp("source") / "wheelaudit"
+    shutil.copytree(ROOT, source, symlinks=True, ignore=_NOT_SOURCE)
     out = tmp_path_factory.mktemp("dist")
-    p = _run(sys.executable, "-m", "build", "--no-isolation", "--outdir", out, ROOT)
+    p = _run(sys.executable, "-m", "build", "--no-isolation", "--outdir", out, source)
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
     (sdist,) = out.glob("wheelaudit-*.tar.gz")
     (wheel,) = out.glob("wheelaudit-*.whl")
