@@ -1,7 +1,7 @@
 """wheelaudit as a package: ``python -m build`` of the checkout's sources (copied without build
-artefacts) makes an sdist and a wheel (the wheel from the
-sdist), the wheel carries the shipped rulesets and passes its own ``check``, and installed into a
-fresh virtual environment it checks a wheel with a shipped ruleset by name and explains a code.
+artefacts) makes an sdist and a wheel (the wheel from the sdist), the wheel carries the shipped
+rulesets and passes its own ``check``, and installed into a fresh virtual environment it checks a
+wheel with a shipped ruleset by name and explains a code.
 
 Offline: the build runs without isolation (setuptools and ``build`` are test dependencies), and
 the fresh environment gets the built wheel with ``pip install --no-deps``; its dependencies are
