@@ -210,3 +210,9 @@ def test_statistics_counts_the_findings_by_code(fused):
 def test_color_auto_always_never(fused, args, env, coloured):
     p = run("check", fused, "--rules", "executorch", *args, env=env)
     assert p.returncode == 1 and ("\x1b[" in p.stdout) == coloured
+
+
+def test_the_pytest_plugin_takes_a_shipped_ruleset_by_name(fused, tmp_path):
+    p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "wheelaudit", "--wheelaudit", fused,
+                        "--wheelaudit-rules", "executorch"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert p.returncode == 1 and "::binary::python_extension" in p.stdout, p.stdout[-2000:]
