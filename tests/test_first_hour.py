@@ -216,3 +216,10 @@ def test_the_pytest_plugin_takes_a_shipped_ruleset_by_name(fused, tmp_path):
     p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "wheelaudit", "--wheelaudit", fused,
                         "--wheelaudit-rules", "executorch"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert p.returncode == 1 and "::binary::python_extension" in p.stdout, p.stdout[-2000:]
+
+
+def test_a_pyproject_names_a_shipped_ruleset(fused, tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.wheelaudit]\nrules = "executorch"\n', encoding="utf-8")
+    p = run("check", fused, cwd=tmp_path)
+    assert p.returncode == 1 and "WA401 error" in p.stdout, p.stderr
+    assert run("rules", "validate", "pyproject.toml", cwd=tmp_path).returncode == 0
