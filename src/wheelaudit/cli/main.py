@@ -23,6 +23,14 @@ class _Parser(argparse.ArgumentParser):
         self.print_usage(sys.stderr)
         raise UsageError(message)
 
+    def parse_known_args(self, args=None, namespace=None):
+        """As argparse's, and ``parser`` in the result: the innermost (sub)command's parser, the
+        one whose usage a complaint about its arguments shows (a subcommand's parse returns first)."""
+        ns, extra = super().parse_known_args(args, namespace)
+        if getattr(ns, "parser", None) is None:
+            ns.parser = self
+        return ns, extra
+
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The command line's parser: every command's, or with ``only`` (one of :data:`COMMANDS`)
@@ -89,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
         parser = build_parser(args_list[0] if args_list and args_list[0] in COMMANDS else None)
         args, extra = parser.parse_known_args(args_list)
         if extra:  # (told with the usage of the command they were given to, not the top level's)
-            _innermost(parser, args).error(f"unrecognized arguments: {' '.join(extra)}")
+            args.parser.error(f"unrecognized arguments: {' '.join(extra)}")
         if not getattr(args, "command", None):
             parser.print_help(sys.stderr)
             return EXIT_USAGE
@@ -142,17 +150,6 @@ def main(argv: list[str] | None = None) -> int:
         _say(f"wheelaudit: internal error ({type(exc).__name__}: {exc}); this is a bug in wheelaudit — "
              "set WHEELAUDIT_DEBUG=1 to see the traceback")
         return EXIT_USAGE
-
-
-def _innermost(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.ArgumentParser:
-    """The parser of the (sub)command ``args`` were parsed for: ``wheelaudit rules validate``'s
-    for ``rules validate``; the top level's when no command was named."""
-    while True:
-        sub = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
-        chosen = getattr(args, sub.dest, None) if sub is not None else None
-        if chosen is None or chosen not in sub.choices:
-            return parser
-        parser = sub.choices[chosen]
 
 
 def _say(line: str) -> None:
