@@ -4,7 +4,7 @@
 # shipped rules/executorch.toml. The broken one is expected to fail (exit 1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-venv=$(bash scripts/setup.sh | tail -n 1)   # apt packages, and the virtual environment .venv/
+venv=$(bash scripts/setup.sh demo | tail -n 1)   # the fixture toolchain (apt), and the virtual environment .venv/
 PY="$venv/bin/python"
 OUT=fixtures/out
 "$PY" fixtures/make_wheels.py "$OUT" >/dev/null

@@ -26,7 +26,8 @@ def codes_page() -> str:
            "`[tool.wheelaudit]` changes it. `--select` / `--ignore` (and the same keys of the rules file,",
            "`[tool.wheelaudit]` and the pytest options) take whole codes or code families (`WA5`, `WA50`):",
            "anything else is a usage error (exit 2), so a typo never opens the gate. A waiver names one",
-           "whole code.", ""]
+           "whole code. `wheelaudit explain CODE` says what a code means, why it matters, how to fix it",
+           "and gives an example.", ""]
     for family, title in families().items():
         out += [f"## {family}xx — {title}", ""]
         out += ["| code | name | severity | meaning |", "|---|---|---|---|"]

@@ -78,8 +78,11 @@ def shell_env() -> dict[str, str]:
 
 
 def commands(lines: list[str]) -> list[str]:
-    """The lines to run: not the installation of wheelaudit."""
-    return [line for line in lines if not line.startswith("pip install")]
+    """The lines to run: not the installation of wheelaudit (``pip install "$WHEELAUDIT_SPEC"``,
+    the one variable each recipe installs from, and its assignment)."""
+    installs = [line for line in lines if line.startswith("pip install")]
+    assert all(line == 'pip install "$WHEELAUDIT_SPEC"' for line in installs), installs
+    return [line for line in lines if not line.startswith(("pip install", "WHEELAUDIT_SPEC="))]
 
 
 def test_plain(checkout, tmp_path):
@@ -99,6 +102,7 @@ def test_gitlab_junit(checkout, tmp_path):
     lang, text = recipes()["gitlab"]
     assert lang == "yaml"
     (job,) = yaml.safe_load(text).values()
+    assert job["variables"]["WHEELAUDIT_SPEC"]
     junit = job["artifacts"]["reports"]["junit"]
     assert job["artifacts"]["when"] == "always"  # the report of a failed gate is kept
     script = commands(job["script"])
@@ -125,6 +129,7 @@ def test_github_workflow_without_the_action(checkout, tmp_path):
     statuses = []
     for i, s in enumerate(steps):
         if s["run"].startswith("pip install"):
+            assert s["run"] == 'pip install "$WHEELAUDIT_SPEC"' and s["env"]["WHEELAUDIT_SPEC"]
             continue
         proc = run_bash(s["run"], checkout, tmp_path, f"step{i}", env)
         statuses.append(proc.returncode)

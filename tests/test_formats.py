@@ -138,7 +138,7 @@ def test_sarif_validates_and_names_every_code(capsys, fixture_wheels, rules, sar
         ids = [r["id"] for r in driver["rules"]]
         assert ids == list(CODES)
         for r in driver["rules"]:
-            assert "helpUri" not in r and r["id"] in r["help"]["text"] and "docs/codes.md" in r["help"]["text"]
+            assert "helpUri" not in r and r["id"] in r["help"]["text"] and f"wheelaudit explain {r['id']}" in r["help"]["text"]
             assert r["id"] in r["help"]["markdown"] and CODES[r["id"]].fix in r["help"]["markdown"]
             assert r["name"].isidentifier() and r["name"][0].isupper()
             assert r["shortDescription"]["text"] == CODES[r["id"]].title
@@ -237,8 +237,9 @@ def test_github_escapes_messages_and_properties(capsys, fixture_wheels):
     render_report(report, buf)
     lines = buf.getvalue().splitlines()
     assert lines[0] == ("::error file=dir%2C1/lib%3Aa.so,title=WA101 lib%3Ax%2Cy::"
-                        f"{wheel.path.name}: 100%25 wrong:%0Asee a,b")
-    assert lines[1] == f"::warning title=WA003 files::{wheel.path.name}: matched nothing"
+                        f"{wheel.path.name}: 100%25 wrong:%0Asee a,b"
+                        "%0Ahint: add the library's name to [libraries] expected, or stop shipping it")
+    assert lines[1].startswith(f"::warning title=WA003 files::{wheel.path.name}: matched nothing%0Ahint: ")
     assert len(lines) == 3  # the waived finding is not annotated; the summary counts it
     assert "1 waived" in lines[2]
 

@@ -56,12 +56,13 @@ def test_markdown_table_verdict_and_waived(tmp_path, fixture_wheels, wheelaudit)
     lines = proc.stdout.splitlines()
     assert lines[0] == "### wheelaudit: failed"
     assert lines[2] == "failed: 1 error, 0 warnings in 1 wheel (rules: rules.toml; fail-on error)"
-    header = lines.index("| Code | Severity | Wheel | Member | Message |")
-    assert lines[header + 1] == "| --- | --- | --- | --- | --- |"
+    header = lines.index("| Code | Severity | Wheel | Member | Message | Hint |")
+    assert lines[header + 1] == "| --- | --- | --- | --- | --- | --- |"
     row = lines[header + 2].split(" | ")
     assert row[0] == "| WA201" and row[1] == "error" and row[2] == f"`{wheel.name}`"
     assert row[3].startswith("`executorch/") and row[3].endswith("(+1 more)")
     assert "backend\\_mlx" in row[4]  # Markdown markup in a message is escaped
+    assert row[5] == "link the component into one library only and let the others depend on it |"
     assert f"- `{wheel.name}`: 1 finding" in lines
     # the waived finding moves to a folded table with its reason, escaped
     proc = wheelaudit(tmp_path, "check", wheel, "--rules", "waived.toml", "--format", "markdown")
@@ -81,7 +82,7 @@ def test_markdown_cells_cannot_break_the_table(fixture_wheels):
     markdown.render_report(Report([WheelReport(wheel, [hostile, long, *rows])]), out)
     text = out.getvalue()
     table = [line for line in text.splitlines() if line.startswith("| ")]
-    assert all(line.count(" | ") == 4 for line in table)  # five cells each, whatever the message holds
+    assert all(line.count(" | ") == 5 for line in table)  # six cells each, whatever the message holds
     first = table[2]  # (after the header and its rule)
     assert "a \\| b<br>next \\`line\\` &lt;script&gt;\\*x\\*" in first and "pkg/a\\|b\\`c.so" in first
     assert len(table) == 2 + markdown.MAX_ROWS

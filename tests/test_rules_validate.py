@@ -211,3 +211,65 @@ def test_hook_entry_on_staged_files(tmp_path: Path) -> None:
     lines = bad.stdout.splitlines()
     assert [ln.split(": ", 1)[0] for ln in lines[:-1]] == [f"rules/x.toml:{n}" for n, _ in BAD_RULES_PROBLEMS]
     assert lines[-1] == f"4 problems in 1 of {len(good) + 1} files"
+
+
+# Thirteen mistakes at every stage of validation: the file's version, top-level keys, a required
+# key missing beside wrong ones in the same table, a check of two keys together beside wrong ones,
+# references to components (one defined with mistakes of its own), waivers. One run names them all.
+PLANTED = """\
+name = "planted"
+select = ["WA9"]
+colour = "red"
+
+[[component]]
+name = "registry"
+owner = 42
+strong-only = "yes"
+
+[[component]]
+name = "delegate"
+symbols = ["ns::delegate::*"]
+when = { platfrom = "macosx_*" }
+
+[[file]]
+path = "pkg/**/mlx.metallib"
+beside = "mlx_runtime"
+
+[[binary]]
+path = "pkg/_C.*"
+must-not-define = ["registy"]
+
+[[waive]]
+code = "WA2O3"
+until = "next year"
+"""
+
+PLANTED_PROBLEMS = [
+    (1, 'key "version": missing'),
+    (2, 'key "select": item 1: WA9 is not a code family'),
+    (3, 'key "colour": unknown key'),
+    (5, 'component[1] "registry": a component needs at least one entry in "symbols" or "strings"'),
+    (7, 'component[1] "registry": key "owner": expected a string, got integer 42'),
+    (8, 'component[1] "registry": key "strong-only": expected true or false'),
+    (13, 'component[2] "delegate": key "when.platfrom": unknown key (did you mean "platform"?)'),
+    (15, 'file[1]: key "glob": missing (this key is required)'),
+    (16, 'file[1]: key "path": unknown key'),
+    (17, 'file[1]: key "beside": no component is named "mlx_runtime" (components: registry, delegate)'),
+    (21, 'binary[1]: key "must-not-define": no component is named "registy" (did you mean "registry"?)'),
+    (23, 'waive[1]: key "reason": missing (this key is required)'),
+    (24, 'waive[1]: key "code": WA2O3 is not a code; did you mean WA203?'),
+    (25, 'waive[1]: key "until": expected a date like 2027-06-30'),
+]
+
+
+def test_every_planted_mistake_in_one_run(tmp_path: Path) -> None:
+    rules = tmp_path / "planted.toml"
+    rules.write_text(PLANTED, encoding="utf-8")
+    p = wheelaudit("rules", "validate", str(rules))
+    assert p.returncode == 1, p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[-1] == f"{len(PLANTED_PROBLEMS)} problems in 1 of 1 file"
+    assert len(lines) == len(PLANTED_PROBLEMS) + 1, p.stdout
+    for line, (n, start) in zip(lines, PLANTED_PROBLEMS):
+        assert line.startswith(f"{rules}:{n}: {start}"), (line, n, start)
+    assert "define no component" not in p.stdout

@@ -142,8 +142,12 @@ class _State:
             try:
                 if opt or ini:
                     base = self.config.invocation_params.dir if opt else self.config.rootpath
+                    from wheelaudit.ruleset import shipped
+
                     path = Path(os.path.expanduser(opt or ini))
                     path = path if path.is_absolute() else base / path
+                    if not path.exists():  # (a shipped ruleset by name: executorch, mlx, runtimes)
+                        path = shipped.find(opt or ini) or path
                     if not path.is_file():
                         what = "is not a file" if path.exists() else "does not exist"
                         raise _Problem(f"wheelaudit: rules file {path} {what}"

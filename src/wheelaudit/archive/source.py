@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from wheelaudit.model.finding import Finding
-from wheelaudit.archive.errors import NotAWheel
+from wheelaudit.archive.errors import NotAWheel, NoWheels
 from wheelaudit.archive.limits import MAX_MEMBERS
 from wheelaudit.archive.members import MemberError, MemberReader
 from wheelaudit.archive.metadata import WheelInfo, wheel_info
@@ -170,8 +170,10 @@ def _dir_root(path: Path) -> tuple[Path, set[str] | None]:
             # the distribution's files are every top-level entry its RECORD lists (numpy and
             # numpy.libs), not only the one named
             return parent, {t for t in tops if t and t != ".."} | {dist.name}
-    raise NotAWheel(f"{path}: a directory without a *.dist-info, and no RECORD in {parent} lists it: "
-                    "neither an unpacked wheel nor an installed package")
+    if not any(path.iterdir()) and path.suffix != ".whl":  # (an empty dist/; not an unpacked wheel's folder)
+        raise NoWheels(f"{path}: no wheels found (the folder is empty)")
+    raise NotAWheel(f"{path}: no *.whl file in it, a directory without a *.dist-info, and no RECORD in {parent} "
+                    "lists it: neither an unpacked wheel nor an installed package")
 
 
 def expand_inputs(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:

@@ -18,7 +18,8 @@ def add_parser(sub) -> None:
                                    "1 when something is, 2 on a usage or input error.")
     p.add_argument("wheels", nargs="*", metavar="WHEEL_OR_DIR", help=".whl files, folders of .whl files (dist/), or unpacked / installed trees")
     p.add_argument("--rules", "-r", metavar="FILE",
-                   help="rules file (default: [tool.wheelaudit] in the nearest pyproject.toml, else built-in checks only)")
+                   help="rules file, or the name of a shipped ruleset (executorch, mlx, runtimes) (default: "
+                        "[tool.wheelaudit] in the nearest pyproject.toml, else built-in checks only)")
     add_output_options(p, formats())
     add_report_option(p, formats())
     p.add_argument("--select", action="append", metavar="CODES", help="only these codes or prefixes (WA2,WA301)")
@@ -27,6 +28,10 @@ def add_parser(sub) -> None:
                    help="lowest severity that fails the run (default: error)")
     p.add_argument("--severity", action="append", metavar="CODE=LEVEL",
                    help="change a code's (or family's) severity: WA502=error,WA604=warning (on top of the rules' own)")
+    p.add_argument("--exit-zero", action="store_true",
+                   help="exit 0 even when findings fail the check (2 still means it could not run)")
+    p.add_argument("--statistics", action="store_true",
+                   help="text report: the findings counted by code instead of each finding")
     add_jobs_option(p)
     add_verbosity_options(p)
     p.add_argument("--together", action="store_true",
@@ -47,9 +52,13 @@ def resolve_rules(rules_arg: str | None):
     from wheelaudit.ruleset.load import load_rules
 
     if rules_arg:
-        path = Path(rules_arg)
+        from wheelaudit.ruleset import shipped
+
+        path = shipped.find(rules_arg) or Path(rules_arg)
         if not path.is_file():
-            raise UsageError(f"rules file {path} {'is not a file' if path.exists() else 'does not exist'}")
+            bare = path.name == rules_arg and not path.suffix and not path.exists()  # (meant a shipped one?)
+            raise UsageError(f"rules file {path} {'is not a file' if path.exists() else 'does not exist'}"
+                             + (f" (shipped rulesets, by name: {', '.join(shipped.names())})" if bare else ""))
         ruleset, origin = load_rules(path), None
     else:
         ruleset, origin = find_rules(Path.cwd())
@@ -62,6 +71,10 @@ def run(args: argparse.Namespace) -> int:
     from wheelaudit.scan import scan
 
     check_report_targets(args.report, args.output)
+    if args.statistics and args.format != "text":
+        from wheelaudit.cli.common import UsageError
+
+        raise UsageError(f"--statistics counts the findings of a text report, not of --format {args.format}")
     ruleset = resolve_rules(args.rules)
     select = split_codes(args.select)
     ignore = split_codes(args.ignore)
@@ -117,15 +130,22 @@ def run(args: argparse.Namespace) -> int:
             wr.findings = keep_checked(wr.findings, wr.wheel.origins, providers)
         report.notes += list(dict.fromkeys(notes))
     render = renderer(args.format)
-    with output_stream(args.output, report.exit_code) as out:
+    with output_stream(args.output, report.exit_code, gate=True) as out:
         color = False
         if args.format == "text":
             from wheelaudit.render.text import use_color
 
-            color = use_color(out, args.no_color)
+            color = use_color(out, args.color)
+            if args.statistics:
+                from wheelaudit.render.text import render_statistics as render
         render(report, out, color)
     write_reports(report, args.report)
-    return report.exit_code
+    if args.output and args.output != "-":  # (the verdict on the terminal too, not only in the file)
+        from wheelaudit.render.text import aside, summary_line
+
+        with output_stream(None, report.exit_code, gate=True) as out:
+            aside(out, f"{summary_line(report)}\nwrote the {args.format} report to {args.output}\n")
+    return 0 if args.exit_zero and report.exit_code == 1 else report.exit_code
 
 
 def _environment(args: argparse.Namespace, paths: list[Path], strings, interest) -> tuple[list, list[str]]:

@@ -21,7 +21,10 @@ class UsageError(Exception):
 def add_output_options(p: argparse.ArgumentParser, formats: list[str]) -> None:
     p.add_argument("--format", choices=formats, default="text", help="output format (default: text)")
     p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output ('-': standard output)")
-    p.add_argument("--no-color", action="store_true", help="no colour, even on a terminal (NO_COLOR is honoured too)")
+    p.add_argument("--color", choices=["auto", "always", "never"], default="auto",
+                   help="colour in a text report: auto (the default: on a terminal, unless NO_COLOR is set; "
+                        "FORCE_COLOR forces it), always, never")
+    p.add_argument("--no-color", dest="color", action="store_const", const="never", help="the same as --color never")
 
 
 def add_report_option(p: argparse.ArgumentParser, formats: list[str]) -> None:
@@ -196,6 +199,16 @@ def add_jobs_option(p: argparse.ArgumentParser) -> None:
                         "(default: $WHEELAUDIT_BINARY_TIMEOUT, else 120)")
 
 
+class ReaderGone(Exception):
+    """Standard output's reader stopped reading (``wheelaudit inspect x.whl | head``) during a
+    command that is not a gate: the command ends quietly with ``code``, the status it had
+    reached (0, or the verdict of ``owners`` / ``rules validate``)."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
 class OutputFailed(Exception):
     """The report could not be written. ``code`` is the exit status: never lower than the
     findings warrant (1 where there were findings), 2 where nothing could be reported."""
@@ -217,11 +230,13 @@ def _silence_stdout() -> None:
 
 
 @contextlib.contextmanager
-def output_stream(path: str | None, verdict: int = 0) -> Iterator[TextIO]:
+def output_stream(path: str | None, verdict: int = 0, *, gate: bool = False) -> Iterator[TextIO]:
     """Where the report goes: ``path``, else standard output. ``verdict`` is the exit status
     the command has reached (0 or 1); if the report cannot be written (a closed standard
     output, a broken pipe, an unwritable ``--output``) :class:`OutputFailed` carries 1 where
-    the verdict was 1, else 2, and one line saying why."""
+    the verdict was 1, else 2, and one line saying why. A broken pipe on standard output (its
+    reader stopped early, as ``head`` does) is no failure of a command that is not a ``gate``
+    (everything but ``check``): :class:`ReaderGone` ends it quietly with ``verdict``."""
     if path == "-":  # (the usual spelling of standard output)
         path = None
     cut = _CUT.get()
@@ -231,15 +246,15 @@ def output_stream(path: str | None, verdict: int = 0) -> Iterator[TextIO]:
     if cut < 0:  # (-q: a text report to standard output holds its findings only; a file, all)
         from wheelaudit.render.text import findings_only
 
-        with findings_only(path is None), _opened(path, verdict) as fh:
+        with findings_only(path is None), _opened(path, verdict, gate) as fh:
             yield fh
         return
-    with _opened(path, verdict) as fh:
+    with _opened(path, verdict, gate) as fh:
         yield fh
 
 
 @contextlib.contextmanager
-def _opened(path: str | None, verdict: int) -> Iterator[TextIO]:
+def _opened(path: str | None, verdict: int, gate: bool = True) -> Iterator[TextIO]:
     """``path`` opened for writing, else standard output; failures as :func:`output_stream` says."""
     where = path or "standard output"
     try:
@@ -258,6 +273,8 @@ def _opened(path: str | None, verdict: int) -> Iterator[TextIO]:
     except OSError as exc:
         if not path:
             _silence_stdout()
+            if not gate and isinstance(exc, BrokenPipeError):
+                raise ReaderGone(verdict) from None
         raise OutputFailed(f"cannot write the report to {where}: {exc.strerror or exc}",
                            1 if verdict == 1 else 2) from None
 

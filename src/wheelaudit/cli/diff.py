@@ -39,5 +39,5 @@ def run(args: argparse.Namespace) -> int:
             json.dump(diff_dict(d), out, indent=2)
             out.write("\n")
         else:
-            render_text(d, out, use_color(out, args.no_color), limit=None if args.all else 20)
+            render_text(d, out, use_color(out, args.color), limit=None if args.all else 20)
     return 0

@@ -165,7 +165,7 @@ def run(args: argparse.Namespace) -> int:
                 continue
             if i:
                 out.write("\n")
-            render_text(wheel, groups, out, use_color(out, args.no_color), None if args.all else DEFAULT_LIMIT,
+            render_text(wheel, groups, out, use_color(out, args.color), None if args.all else DEFAULT_LIMIT,
                         args.examples)
         if docs:  # (several wheels: a list of the one-wheel documents)
             json.dump(docs[0] if len(docs) == 1 else docs, out, indent=2)

@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
             json.dump(doc, out, indent=2)
             out.write("\n")
         else:
-            color = text_render.use_color(out, args.no_color)
+            color = text_render.use_color(out, args.color)
             for i, (w, table) in enumerate(zip(wheels, tables)):
                 if i:
                     out.write("\n")

@@ -13,7 +13,7 @@ from wheelaudit import __version__
 from wheelaudit.cli.common import UsageError
 
 #: the commands, in the order ``--help`` lists them
-COMMANDS = ["check", "inspect", "owners", "dups", "diff", "init", "rules", "schema"]
+COMMANDS = ["check", "inspect", "owners", "dups", "diff", "init", "rules", "schema", "explain"]
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
@@ -23,6 +23,14 @@ class _Parser(argparse.ArgumentParser):
         self.print_usage(sys.stderr)
         raise UsageError(message)
 
+    def parse_known_args(self, args=None, namespace=None):
+        """As argparse's, and ``parser`` in the result: the innermost (sub)command's parser, the
+        one whose usage a complaint about its arguments shows (a subcommand's parse returns first)."""
+        ns, extra = super().parse_known_args(args, namespace)
+        if getattr(ns, "parser", None) is None:
+            ns.parser = self
+        return ns, extra
+
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The command line's parser: every command's, or with ``only`` (one of :data:`COMMANDS`)
@@ -30,7 +38,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     the other commands' modules are neither imported nor set up, so a check's first worker
     starts sooner)."""
     parser = _Parser(prog="wheelaudit", description="Release-audit linter for Python wheels that ship native code.")
-    parser.add_argument("--version", action="version", version=f"wheelaudit {__version__}")
+    parser.add_argument("--version", "-V", action="version", version=f"wheelaudit {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMANDS if only is None else [only]:
         try:
@@ -77,7 +85,7 @@ def console() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     from wheelaudit.archive import NotAWheel
-    from wheelaudit.cli.common import OutputFailed, _silence_stdout
+    from wheelaudit.cli.common import OutputFailed, ReaderGone, _silence_stdout
     from wheelaudit.ruleset.load import RulesError
     from wheelaudit.scan import ScanFailed
     from wheelaudit.settings import SettingError, check_environment
@@ -87,7 +95,9 @@ def main(argv: list[str] | None = None) -> int:
         for warning in check_environment():
             _say(f"wheelaudit: warning: {warning}")
         parser = build_parser(args_list[0] if args_list and args_list[0] in COMMANDS else None)
-        args = parser.parse_args(args_list)
+        args, extra = parser.parse_known_args(args_list)
+        if extra:  # (told with the usage of the command they were given to, not the top level's)
+            args.parser.error(f"unrecognized arguments: {' '.join(extra)}")
         if not getattr(args, "command", None):
             parser.print_help(sys.stderr)
             return EXIT_USAGE
@@ -111,7 +121,9 @@ def main(argv: list[str] | None = None) -> int:
             _say(f"wheelaudit: invalid rules: {exc}")
         return EXIT_USAGE
     except NotAWheel as exc:
-        _say(f"wheelaudit: not a wheel: {exc}")
+        from wheelaudit.archive.errors import NoWheels
+
+        _say(f"wheelaudit: {'error' if isinstance(exc, NoWheels) else 'not a wheel'}: {exc}")
         return EXIT_USAGE
     except Signalled as exc:
         _say(f"wheelaudit: stopped by {signal.Signals(exc.signum).name}")
@@ -119,6 +131,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         _say("wheelaudit: interrupted")
         return 128 + signal.SIGINT
+    except ReaderGone as exc:  # (`inspect ... | head`: the reader had enough; not a failure)
+        return exc.code
     except OutputFailed as exc:
         _say(f"wheelaudit: error: {exc}")
         return exc.code

@@ -279,9 +279,9 @@ def run(args: argparse.Namespace) -> int:
                 if i:
                     out.write("\n")
                 if args.strings:
-                    render_strings_text(wheel, results, out, use_color(out, args.no_color))
+                    render_strings_text(wheel, results, out, use_color(out, args.color))
                 else:
-                    render_symbols_text(wheel, results, out, use_color(out, args.no_color), args.examples)
+                    render_symbols_text(wheel, results, out, use_color(out, args.color), args.examples)
     return verdict
 
 

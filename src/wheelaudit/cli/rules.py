@@ -57,19 +57,23 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"{path}: a directory, not a rules file or pyproject.toml")
     seen: set[str] = set()
     bad_files = problems = 0
-    with output_stream(None) as out:
-        for path in paths:
-            lines, note = validate(path)
-            fresh = [line for line in lines if line not in seen]  # (a rules file named twice, or by a pyproject)
-            seen.update(fresh)
+    results = []  # (every file validated before a line is written: the verdict is known first)
+    for path in paths:
+        lines, note = validate(path)
+        fresh = [line for line in lines if line not in seen]  # (a rules file named twice, or by a pyproject)
+        seen.update(fresh)
+        results.append((path, lines, fresh, note))
+        if lines:
+            bad_files += 1
+            problems += len(fresh)
+    verdict = 1 if bad_files else 0
+    with output_stream(None, verdict) as out:
+        for path, lines, fresh, note in results:
             for line in fresh:
                 out.write(line + "\n")
-            if lines:
-                bad_files += 1
-                problems += len(fresh)
-            else:
+            if not lines:
                 aside(out, f"{path}: ok ({note})\n")
         if bad_files:
             out.write(f"{problems} problem{'s' if problems != 1 else ''} in {bad_files} of {len(paths)} "
                       f"file{'s' if len(paths) != 1 else ''}\n")
-    return 1 if bad_files else 0
+    return verdict

@@ -9,14 +9,16 @@ from wheelaudit.schemas import NAMES
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("schema", help="print the JSON Schema of the rules format, [tool.wheelaudit] or a report",
+    p = sub.add_parser("schema", help="print a JSON Schema: rules, config ([tool.wheelaudit]), check or inspect "
+                                      "(their --format json reports; report: check's)",
                        description="Print a JSON Schema (Draft 7 for rules and config) that wheelaudit ships: "
                                    "`rules` (a rules file), `config` (the [tool.wheelaudit] table of a "
-                                   "pyproject.toml), `check` and `inspect` (their --format json reports). "
+                                   "pyproject.toml), `check` and `inspect` (their --format json reports; `report` "
+                                   "is check's). "
                                    "Editors that read TOML schemas (taplo / Even Better TOML) complete and check "
                                    "rules files with it: wheelaudit schema rules > wheelaudit-rules.schema.json, "
                                    "then `#:schema ./wheelaudit-rules.schema.json` as a rules file's first line.")
-    p.add_argument("name", choices=NAMES, metavar="{" + ",".join(NAMES) + "}", help="which schema")
+    p.add_argument("name", choices=NAMES + ("report",), metavar="{" + ",".join(NAMES) + "}", help="which schema")
     p.add_argument("--output", "-o", metavar="FILE", help="write the schema to FILE instead of standard output")
     add_verbosity_options(p)
     p.set_defaults(run=run)
@@ -27,5 +29,5 @@ def run(args: argparse.Namespace) -> int:
     from wheelaudit.schemas import schema_text
 
     with output_stream(args.output) as out:
-        out.write(schema_text(args.name))
+        out.write(schema_text("check" if args.name == "report" else args.name))  # (report: check's)
     return 0

@@ -223,7 +223,7 @@ def parse_selector(text: str) -> str:
                         "a family like WA5)")
     if not any(c.startswith(sel) for c in CODES):
         kind = "code" if len(sel) == 5 else "code family"
-        raise CodeError(f"{sel} is not a {kind}{_suggest(sel)} (the codes are listed in docs/codes.md)")
+        raise CodeError(f"{sel} is not a {kind}{_suggest(sel)} (`wheelaudit explain` lists every code)")
     return sel
 
 
@@ -306,3 +306,136 @@ def severity_of(code: str, overrides: dict[str, Severity] | None = None) -> Seve
 def families() -> dict[str, str]:
     """Code family prefix -> its title, for the docs."""
     return {f: t for f, t in _FAMILIES.items() if any(c.startswith(f) for c in CODES)}
+
+
+# What ``wheelaudit explain CODE`` says besides the summary and the fix: why a finding of the code
+# matters to the people who install the wheel, and one concrete case. Kept apart from the table above
+# so that a code's row stays one line of facts; a code without an entry here is explained by its
+# family's ``why`` (:data:`_FAMILY_WHY`) and has no example.
+_FAMILY_WHY = {
+    "WA0": "the audit's own footing: a wheel that cannot be read, or rules that check nothing, make every other verdict worthless",
+    "WA1": "consumers and loaders find a library by its name and identity; an unexpected one is usually a build leftover or a copy",
+    "WA2": "a component defined twice means two registries or two thread pools at run time; defined nowhere or in the wrong library, it is missing where it is looked up",
+    "WA3": "data files are found beside the code that loads them; a missing or misplaced one fails at run time, not at install",
+    "WA4": "a binary rule states how the wheel is wired on purpose; breaking it is the regression it was written for",
+    "WA5": "the wheel must load on every machine its tags promise; these findings are an ImportError or a crash on the user's machine",
+    "WA6": "the interpreter and the OS loader refuse, or users pay for, what these findings describe",
+    "WA7": "a C++ project that find_package()s or pkg-configs the wheel fails to configure or link",
+}
+
+_EXPLAIN: dict[str, tuple[str, str]] = {
+    "WA001": ("wheelaudit cannot vouch for a binary it cannot read; a truncated or corrupt file also fails to load for users",
+              "a .so cut short by a failed upload ends inside its section headers"),
+    "WA002": ("pip installs what the zip holds; a RECORD that disagrees means the wheel was edited after it was built, or is corrupt, and installers may refuse it",
+              "a library patched after the build keeps its old sha256 in RECORD"),
+    "WA003": ("a rule that matches nothing passes silently, so the check it was written for no longer runs",
+              "an `owner` glob still says libfoo_cpu.* after the library was renamed libfoo_core.*"),
+    "WA004": ("a waiver that outlives its reason hides the next real finding of its code",
+              "a WA401 waiver for `_C.*` stays after the component moved back to its owner"),
+    "WA101": ("an unexpected library is usually a build leftover, a vendored duplicate, or a renamed library that consumers cannot find",
+              "libfoo.so.1.2.3 ships beside libfoo.so in a folder where only libfoo.so is expected"),
+    "WA102": ("the loader records a library's identity, not its path; an identity that differs from the file name makes a dependent fail to find it once installed",
+              "libfoo.so has SONAME libfoo.so.1, so its dependents need a file libfoo.so.1 that the wheel does not ship"),
+    "WA201": ("two copies of a component mean two registries, two thread pools or two allocators in one process: \"Backend X is not registered\"",
+              "the XNNPACK delegate is linked statically into both the runtime and the Python extension"),
+    "WA202": ("a required component that no library defines is missing at run time: its registration never happens",
+              "the MLX delegate's library was dropped from the macOS wheel by a build-option change"),
+    "WA203": ("the component's code is where nothing looks for it: its owner library may not ship at all, or ship empty",
+              "the MLX delegate is linked into _C.so instead of libexecutorch_backend_mlx.dylib"),
+    "WA204": ("the owner ships, but without the component: a linker dropped it (no whole-archive) or it was hidden",
+              "libexecutorch_backend_xnnpack.so ships without register_backend, its static initializer discarded"),
+    "WA205": ("a component half-linked works until the missing half is called",
+              "two of three sentinels of a kernel library are defined; the third was excluded by an #ifdef"),
+    "WA206": ("the slices of a universal binary are one file to the user; a component only one architecture has works on one kind of Mac only",
+              "the x86_64 slice of a universal2 library lacks the MLX delegate that the arm64 slice defines"),
+    "WA301": ("a file shipped more or fewer times than expected is found twice, or not at all, at run time",
+              "two copies of mlx.metallib ship in different folders"),
+    "WA302": ("code that loads a data file looks beside its own library; elsewhere it is not found",
+              "mlx.metallib ships in the package root, while libmlx.dylib loads it from its own folder"),
+    "WA303": ("a data file without its component is dead weight, and a sign that the component was dropped by mistake",
+              "mlx.metallib ships in a wheel built without MLX"),
+    "WA401": ("a binary rule says where a component must not be; breaking it brings back the regression the rule was written for",
+              "_C.so defines the MLX delegate, which must live in its own library"),
+    "WA402": ("a binary that carries its own copy of a symbol it should import runs a second, private instance of that code",
+              "the Python extension defines register_backend instead of importing it from libexecutorch"),
+    "WA403": ("a missing dependency fails at load time; a forbidden one drags a library into a process that must not load it",
+              "the runtime library links libtorch, which its users do not have"),
+    "WA404": ("the declared requirements decide what pip installs beside the wheel; a wrong one is a broken install or a needless download",
+              "a CPU-only build requires the CUDA wheels"),
+    "WA501": ("the dynamic loader fails when the module is imported: ImportError, \"image not found\" or \"DLL load failed\" on the user's machine",
+              "_C.so needs libtorch.so, which the wheel neither ships nor gets from a distribution it requires"),
+    "WA502": ("an absolute rpath is a path of the build machine: on a user's machine it is searched first, can load a stranger's library, and leaks the build layout",
+              "a library keeps RUNPATH /home/ci/build/lib from its build tree"),
+    "WA503": ("pip installs the wheel wherever its tag matches; a binary for another architecture then fails to load",
+              "an x86_64 library ships in a macosx_14_0_arm64 wheel"),
+    "WA504": ("the loader refuses a binary that needs a newer glibc or OS than the machine has, on exactly the machines the tag promises",
+              "a manylinux_2_28 wheel's library needs GLIBC_2.34"),
+    "WA505": ("the dependency resolves only when its provider happens to be installed; pip does not install it with this wheel",
+              "a wheel needs libtorch.so but does not list torch in Requires-Dist"),
+    "WA506": ("a symbol that nothing provides fails at load time (immediate binding) or at the first call (lazy binding)",
+              "a library imports a function that the shipped version of its dependency renamed"),
+    "WA507": ("a program mixing a new toolset's code with an older vendored C++ runtime crashes in std::mutex and friends",
+              "a module built with MSVC 14.40 ships msvcp140.dll 14.29"),
+    "WA601": ("an abi3 wheel promises to load on every later CPython; a symbol outside the Stable ABI breaks that promise",
+              "a cp39-abi3 module calls _PyObject_GC_New"),
+    "WA602": ("the interpreter imports an extension module only with its own suffix; another suffix is never imported",
+              "a cp311 wheel ships _C.cpython-310-x86_64-linux-gnu.so"),
+    "WA603": ("an extension module linked to libpython loads a second interpreter library, or none on a static Python",
+              "_C.so has DT_NEEDED libpython3.11.so.1.0"),
+    "WA604": ("debug info makes the download and the install several times larger for every user",
+              "a 40 MiB library carries 300 MiB of DWARF"),
+    "WA605": ("a size budget set in the rules was exceeded: the wheel grew past what was agreed",
+              "a wheel of 250 MiB against a budget of 200 MiB"),
+    "WA606": ("glibc 2.41 and later refuse to dlopen a library that asks for an executable stack",
+              "an assembly object without a .note.GNU-stack section makes the whole library ask for one"),
+    "WA607": ("macOS on Apple silicon kills a process that loads an arm64 binary whose signature is missing or does not match",
+              "a library edited by install_name_tool after signing, never re-signed"),
+    "WA608": ("text relocations make pages of code writable at load time: slower loads, no sharing, refused by hardened systems",
+              "an object compiled without -fPIC linked into a shared library"),
+    "WA701": ("a C++ consumer's configure or link step fails on a file the package config promises",
+              "FooTargets-release.cmake names lib/libfoo_static.a, which the wheel does not ship"),
+    "WA702": ("a path of the build machine exists nowhere else: the consumer's link fails, or picks up a stranger's file",
+              "INTERFACE_LINK_LIBRARIES names /opt/build/lib/libfoo.so"),
+    "WA703": ("the consumer links against one identity and the loader looks for another at run time",
+              "IMPORTED_SONAME says libfoo.so.1, the shipped library says libfoo.so.2"),
+    "WA704": ("CMake refuses an imported target whose include directory does not exist",
+              "INTERFACE_INCLUDE_DIRECTORIES names ${_IMPORT_PREFIX}/include, and no headers ship"),
+    "WA705": ("a consumer that links the component's target by name fails to configure",
+              "rules declare cmake-target foo::mlx, and FooConfig.cmake defines only foo::core"),
+}
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """What ``wheelaudit explain CODE`` prints: the registry's facts and words on one code."""
+
+    code: Code
+    family_title: str
+    why: str
+    example: str
+
+    def text(self, width: int = 100) -> str:
+        import textwrap
+
+        c = self.code
+        parts = [("What it means", c.summary), ("Why it matters", self.why), ("How to fix it", c.fix),
+                 ("Example", self.example)]
+        lines = [f"{c.code} {c.name} ({c.severity} by default; {c.family}xx: {self.family_title})"]
+        for label, words in parts:
+            if words:
+                lines.append(textwrap.fill(f"{label}: {words}.", width, subsequent_indent="  ",
+                                           break_long_words=False, break_on_hyphens=False))
+        return "\n".join(lines) + "\n"
+
+
+def explain(code: str) -> Explanation:
+    """The explanation of one whole code (``WA501``). Raises :class:`CodeError`."""
+    c = CODES[parse_code(code)]
+    why, example = _EXPLAIN.get(c.code, (_FAMILY_WHY.get(c.family, ""), ""))
+    return Explanation(c, _FAMILIES.get(c.family, ""), why, example)
+
+
+def expand(selector: str) -> list[str]:
+    """The codes a selector (``WA501``, ``WA5``) names, in registry order. Raises :class:`CodeError`."""
+    sel = parse_selector(selector)
+    return [c for c in CODES if c.startswith(sel)]

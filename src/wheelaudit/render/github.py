@@ -1,6 +1,7 @@
 """``--format github``: GitHub Actions workflow commands, one annotation per finding.
 
-``::error file=<path in wheel>,title=<code> <subject>::<message>`` (``::warning`` for warnings),
+``::error file=<path in wheel>,title=<code> <subject>::<message>`` (``::warning`` for warnings;
+the message's last line is the finding's ``hint:``, as in the text report),
 escaped the way the Actions toolkit escapes them: in the message ``%`` → ``%25``, CR → ``%0D``,
 LF → ``%0A``; in properties also ``:`` → ``%3A`` and ``,`` → ``%2C``. Waived findings are not
 annotated (they are accepted); the closing summary line counts them. The ``file`` property is
@@ -37,6 +38,7 @@ def command(f: Finding, wheel_name: str) -> str:
         message += "\n" + "\n".join(f"at {p}" for p in f.paths[:20])
         if len(f.paths) > 20:
             message += f"\n… (+{len(f.paths) - 20} more paths)"
+    message += f"\nhint: {text.hint(f)}"  # (the annotation's last line, as in the text report)
     return f"::{level} {','.join(props)}::{escape_data(message)}"
 
 
@@ -48,5 +50,5 @@ def summary_line(report: Report) -> str:
 def render_report(report: Report, out: TextIO, color: bool = False) -> None:
     for wr in report.wheels:
         for f in wr.active:
-            out.write(command(f, wr.wheel.path.name) + "\n")
+            out.write(command(f, text.wheel_label(wr.wheel, f)) + "\n")
     out.write(summary_line(report) + "\n")

@@ -4,7 +4,7 @@ GitHub shows a step's ``$GITHUB_STEP_SUMMARY`` (Markdown) on the run's page; the
 this there, and it serves as a merge-request note or a release checklist elsewhere. A heading
 with the verdict, the text renderer's summary line, then one table row per finding that is not
 waived: code, severity, wheel, member (the first path inside the wheel, with a count of the
-others) and message. Waived findings follow in a folded table with their reasons, then one line
+others), message and hint (how to fix it). Waived findings follow in a folded table with their reasons, then one line
 per wheel. Every cell is escaped (``|``, HTML, line breaks), long messages are cut and the
 tables stop after :data:`MAX_ROWS` rows with a count, so a report stays far below GitHub's
 1 MiB summary limit.
@@ -67,11 +67,12 @@ def render_report(report: Report, out: TextIO, color: bool = False) -> None:
     verdict = "passed" if report.ok else "failed"
     out.write(f"### wheelaudit: {verdict}\n\n")
     out.write(cell(text.summary_line(report)) + "\n\n")
-    active = [(wr.wheel.path.name, f) for wr in report.wheels for f in wr.active]
-    waived = [(wr.wheel.path.name, f) for wr in report.wheels for f in wr.findings if f.waived]
+    active = [(text.wheel_label(wr.wheel, f), f) for wr in report.wheels for f in wr.active]
+    waived = [(text.wheel_label(wr.wheel, f), f) for wr in report.wheels for f in wr.findings if f.waived]
     if active:
-        _table(out, ["Code", "Severity", "Wheel", "Member", "Message"],
-               [[f.code, f.severity, code_cell(name), member(f), cell(f.message, MAX_MESSAGE)] for name, f in active])
+        _table(out, ["Code", "Severity", "Wheel", "Member", "Message", "Hint"],
+               [[f.code, f.severity, code_cell(name), member(f), cell(f.message, MAX_MESSAGE),
+                 cell(text.hint(f), MAX_MESSAGE)] for name, f in active])
         out.write("\n")
     else:
         out.write("No findings.\n\n")

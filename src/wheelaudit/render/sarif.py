@@ -41,6 +41,7 @@ from urllib.parse import quote
 from wheelaudit import __version__
 from wheelaudit.model.finding import CODES, SEVERITY_RANK, Finding
 from wheelaudit.model.report import Report, WheelReport
+from wheelaudit.render.text import wheel_label
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -70,23 +71,27 @@ def _uri(path: str) -> str:
 
 
 def rule_descriptors() -> list[dict[str, Any]]:
-    """Every code of the registry as a SARIF rule (no ``helpUri``: the reference ships with the
-    tool, ``docs/codes.md#<code>``)."""
+    """Every code of the registry as a SARIF rule, its ``help`` what ``wheelaudit explain CODE``
+    says (no ``helpUri``: the explanation ships with the tool)."""
+    from wheelaudit.model.codes import explain
+
     out = []
     for code, c in CODES.items():
-        fix = f" Fix: {c.fix}." if c.fix else ""
+        e = explain(code)
+        parts = [("Why it matters", e.why), ("Fix", c.fix), ("Example", e.example)]
         out.append({
             "id": code,
             "name": sarif_name(code),
             "shortDescription": {"text": c.summary},
             "fullDescription": {"text": f"{code} ({c.severity}): {c.summary}."},
             "help": {
-                "text": f"{c.summary}.{fix} See {code} in wheelaudit's docs/codes.md for what the code means "
-                        "and how to fix or waive it.",
+                "text": f"{c.summary}." + "".join(f" {label}: {words}." for label, words in parts if words)
+                        + f" `wheelaudit explain {code}` says the same; waive a known case with a [[waive]] "
+                        "table in the rules file.",
                 "markdown": f"**{code}** ({c.severity}): {c.summary}."
-                            + (f"\n\n**Fix:** {c.fix}." if c.fix else "")
-                            + f"\n\nSee `{code}` in wheelaudit's `docs/codes.md` (section `{c.anchor}`); "
-                            f"waive a known case with `[[waive]] code = \"{code}\"` in the rules file.",
+                            + "".join(f"\n\n**{label}:** {words}." for label, words in parts if words)
+                            + f"\n\n`wheelaudit explain {code}` says the same; waive a known case with "
+                            f"`[[waive]] code = \"{code}\"` in the rules file.",
             },
             "defaultConfiguration": {"level": c.severity},
             "properties": {"tags": ["wheel", "native", code[:3]]},
@@ -203,7 +208,7 @@ def result(f: Finding, wr: WheelReport, places: _Places, dist: str, platform: st
         "ruleIndex": rule_index[f.code],
         "level": f.severity,
         "kind": "fail",
-        "message": {"text": _message(f, wheel_name)},
+        "message": {"text": _message(f, wheel_label(wr.wheel, f))},
         "locations": [places.primary(f, wr.wheel.path)],
         "partialFingerprints": {FINGERPRINT: fingerprint(f, dist, platform, wr, occurrence)},
         "properties": {

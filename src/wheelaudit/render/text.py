@@ -38,9 +38,15 @@ def aside(out: TextIO, text: str) -> None:
         out.write(text)
 
 
-def use_color(stream: TextIO, no_color: bool = False) -> bool:
-    """Colour only on a TTY, never with ``--no-color`` or ``NO_COLOR`` set (no-color.org)."""
-    if no_color or os.environ.get("NO_COLOR"):
+def use_color(stream: TextIO, mode: str | bool = "auto") -> bool:
+    """Whether a text report to ``stream`` is coloured: ``--color always`` / ``never`` decide;
+    ``auto`` (the default) colours a TTY, never with ``NO_COLOR`` set (no-color.org), always with
+    ``FORCE_COLOR`` set (as ruff does). ``True`` is ``never`` (the ``--no-color`` of the API)."""
+    if mode is True or mode == "never":
+        return False
+    if mode == "always":
+        return True
+    if os.environ.get("NO_COLOR"):
         return False
     if os.environ.get("FORCE_COLOR"):
         return True
@@ -90,17 +96,60 @@ def render_findings(wheel_name: str, findings: list[Finding], out: TextIO, color
             out.write(f"    at {p}\n")
         if len(f.paths) > 8:
             out.write(f"    … and {len(f.paths) - 8} more\n")
-        out.write(f"    hint: {f.hint or CODES[f.code].fix}\n")
+        out.write(f"    hint: {hint(f)}\n")
+
+
+def hint(f: Finding) -> str:
+    """How to fix ``f`` in one line: its own hint, else its code's fix (every report format says it)."""
+    return f.hint or CODES[f.code].fix
+
+
+def together(wheel) -> list:
+    """The wheels ``check --together`` audited as this one install (their file names joined by
+    ``+`` are its name), else []."""
+    members = getattr(wheel, "members", None) or []
+    if len(members) > 1 and wheel.path.name == "+".join(m.path.name for m in members):
+        return members
+    return []
+
+
+def wheel_label(wheel, f: Finding | None = None) -> str:
+    """How a report names the wheel of finding ``f``: its file name; for wheels audited together,
+    the wheels its paths come from, else how many were audited together (never every file name
+    joined by ``+``)."""
+    members = together(wheel)
+    if not members:
+        return wheel.path.name
+    origins = getattr(wheel, "origins", {}) or {}
+    labels = list(dict.fromkeys(origins[p] for p in (f.paths if f is not None else ()) if p in origins))
+    return " + ".join(labels) if labels else f"{len(members)} wheels together"
 
 
 def render_report(report: Report, out: TextIO, color: bool = False) -> None:
     for wr in report.wheels:
-        name = wr.wheel.path.name
+        name = wheel_label(wr.wheel)
         active = wr.active
         if not active:
             aside(out, f"{name}: {paint('OK', 'ok', color)}\n")
             continue
-        render_findings(name, active, out, color)
+        for f in active:
+            render_findings(wheel_label(wr.wheel, f), [f], out, color)
+    for note in report.notes:
+        aside(out, f"note: {note}\n")
+    aside(out, summary_line(report, color) + "\n")
+
+
+def render_statistics(report: Report, out: TextIO, color: bool = False) -> None:
+    """``check --statistics``: the findings that are not waived counted by code, most first (as
+    ``ruff --statistics`` counts them), then the summary line."""
+    counts: dict[str, int] = {}
+    for wr in report.wheels:
+        for f in wr.active:
+            counts[f.code] = counts.get(f.code, 0) + 1
+    rows = [[str(n), code, CODES[code].name, CODES[code].severity]
+            for code, n in sorted(counts.items(), key=lambda item: (-item[1], item[0]))]
+    for line in table(rows, ["count", "code", "name", "default"]) if rows else []:
+        out.write(line + "\n")
     for note in report.notes:
         aside(out, f"note: {note}\n")
     aside(out, summary_line(report, color) + "\n")
@@ -109,7 +158,7 @@ def render_report(report: Report, out: TextIO, color: bool = False) -> None:
 def summary_line(report: Report, color: bool = False) -> str:
     """``passed: 0 errors, 1 warning in 1 wheel (rules: …; fail-on error)``."""
     s = report.summary()
-    n = len(report.wheels)
+    n = sum(len(together(wr.wheel)) or 1 for wr in report.wheels)  # (wheels audited together count each)
     parts = [f"{s['errors']} error{'s' if s['errors'] != 1 else ''}",
              f"{s['warnings']} warning{'s' if s['warnings'] != 1 else ''}"]
     if s["waived"]:
@@ -121,6 +170,12 @@ def summary_line(report: Report, color: bool = False) -> str:
 
 def render_inspect(wheels: list[Wheel], out: TextIO, color: bool = False, symbols: bool = False,
                    resolutions: dict | None = None) -> None:
+    """Each wheel: its binaries' table, then each binary's facts, dependencies and where they
+    resolve (asides: ``-q`` keeps the table, unreadable binaries and findings)."""
+
+    def more(text: str) -> None:
+        aside(out, text)
+
     for w in wheels:
         out.write(paint(f"{w.path.name}", "bold", color) + f"  {w.name} {w.version}  tags: {', '.join(w.tags) or '-'}\n")
         if not w.libraries:
@@ -144,7 +199,7 @@ def render_inspect(wheels: list[Wheel], out: TextIO, color: bool = False, symbol
             if not b.ok:
                 out.write(f"\n  {paint(b.path, 'bold', color)}: {paint('WA001', 'error', color)} {b.error}\n")
                 continue
-            out.write(f"\n  {paint(b.path, 'bold', color)}\n")
+            more(f"\n  {paint(b.path, 'bold', color)}\n")
             for sl in b.slices:
                 prefix = f"    [{sl.arch}] " if b.universal else "    "
                 facts = []
@@ -175,7 +230,7 @@ def render_inspect(wheels: list[Wheel], out: TextIO, color: bool = False, symbol
                 if sl.signature is not None:
                     facts.append(f"signature {sl.signature}"
                                  + (f" ({sl.signature_detail})" if sl.signature_detail else ""))
-                out.write(prefix + "; ".join(facts) + "\n")
+                more(prefix + "; ".join(facts) + "\n")
                 res = (resolutions or {}).get(b.path, {}).get(sl.arch, {})
                 for d in sl.dependencies:
                     kind = "" if d.kind in ("needed", "load", "import") else f" ({d.kind})"
@@ -188,24 +243,24 @@ def render_inspect(wheels: list[Wheel], out: TextIO, color: bool = False, symbol
                             shown = "  → external (allowed)"
                         else:
                             shown = f"  → {where}"
-                    out.write(f"{prefix}  dep {d.name}{kind}{shown}\n")
+                    more(f"{prefix}  dep {d.name}{kind}{shown}\n")
                 for r in sl.rpaths:
-                    out.write(f"{prefix}  {r.kind} {r.path!r}\n")
+                    more(f"{prefix}  {r.kind} {r.path!r}\n")
                 for note in sl.notes:
-                    out.write(f"{prefix}  note: {note}\n")
+                    more(f"{prefix}  note: {note}\n")
                 if symbols:
                     for s in sl.exports:
                         flag = "W" if s.weak else "T" if s.type == "func" else "D"
-                        out.write(f"{prefix}  {flag} {s.demangled}\n")
+                        more(f"{prefix}  {flag} {s.demangled}\n")
                     if sl.imports_from:  # PE: each name under the DLL it comes from
                         for dll, names in sl.imports_from.items():
                             for n in names:
-                                out.write(f"{prefix}  U {n} ({dll})\n")
+                                more(f"{prefix}  U {n} ({dll})\n")
                     else:
                         for n in sl.imports:
-                            out.write(f"{prefix}  U {n}\n")
+                            more(f"{prefix}  U {n}\n")
                     for n, target in sl.forwarders.items():
-                        out.write(f"{prefix}  F {n} -> {target}\n")
+                        more(f"{prefix}  F {n} -> {target}\n")
         if w.surface is not None:
             _render_surface(w, out, color)
         for f in w.findings:

@@ -105,6 +105,10 @@ def _referenced_rules(ctx: _Ctx, pyproject: Path, ref: object) -> Ruleset:
     rules_path = Path(ref).expanduser()
     if not rules_path.is_absolute():
         rules_path = pyproject.parent / rules_path
+    if not rules_path.exists():  # (a shipped ruleset by name: rules = "executorch")
+        from wheelaudit.ruleset import shipped
+
+        rules_path = shipped.find(ref) or rules_path
     if not rules_path.is_file():
         what = "is not a file" if rules_path.exists() else "does not exist"
         raise ctx.error(("rules",), f'the rules file "{rules_path}" {what}')

@@ -807,14 +807,20 @@ class _Ctx:
         item = dict(item)
         removed: set[str] = set()
         own: list[RulesError] = []
+        stand_ins = _stand_ins(path)
         while True:
             try:
                 result = parse(item)
             except RulesError as exc:
-                key = self._key_under(path, exc, list(item) + sorted(removed))
+                key = self._key_under(path, exc, list(item) + sorted(removed) + sorted(stand_ins))
                 if key in removed:  # (the complaint that a key left out is missing)
                     break
                 own.append(exc)
+                if key is not None and key not in item and key in stand_ins:
+                    # a required key is missing: a valid stand-in lets the other keys be judged
+                    item[key] = stand_ins.pop(key)
+                    removed.add(key)
+                    continue
                 if key is None or key not in item:
                     break
                 del item[key]
@@ -1025,6 +1031,21 @@ _WAIVE_KEYS = TABLES["waive"].names
 DIST_NAME_RE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
 
 
+#: a valid value of each kind of required key, put in for a missing one so that the rest of its
+#: table is judged in the same run (the table still counts as invalid)
+_STAND_IN = {"text": "_", "glob": "*", "globs": ["*"], "code": "WA001", "size": 1}
+
+
+def _stand_ins(path: KeyPath) -> dict[str, Any]:
+    """Stand-ins for the required keys of the table at ``path`` (``("component", 0)``)."""
+    from wheelaudit.ruleset.format import TABLES
+
+    table = TABLES.get(str(path[0])) if path else None
+    if table is None:
+        return {}
+    return {k.name: _STAND_IN[k.kind] for k in table.keys if k.required and k.kind in _STAND_IN}
+
+
 def _array_of_tables(ctx: _Ctx, data: Mapping[str, Any], key: str, lenient: bool = False) -> list[dict[str, Any]]:
     """The array of tables ``key``. ``lenient``: an item that is not a table is a problem kept
     in ``ctx`` (the caller skips it) rather than raised."""
@@ -1088,12 +1109,6 @@ def _parse_component(ctx: _Ctx, i: int, value: dict[str, Any]) -> ComponentRule:
             b = s.encode("utf-8")
             if b not in strings:
                 strings.append(b)
-    if not symbols and not strings:
-        key = "symbols" if "symbols" in t else ("strings" if "strings" in t else None)
-        raise ctx.error(
-            p + ((key,) if key else ()),
-            'a component needs at least one entry in "symbols" or "strings"',
-        )
     required: bool | Condition = True
     if "required" in t:
         r = t["required"]
@@ -1106,7 +1121,7 @@ def _parse_component(ctx: _Ctx, i: int, value: dict[str, Any]) -> ComponentRule:
                 p + ("required",),
                 f"expected true, false or a condition table, got {_describe(r)}",
             )
-    return ComponentRule(
+    rule = ComponentRule(
         name=name,
         symbols=symbols,
         strings=strings,
@@ -1121,6 +1136,13 @@ def _parse_component(ctx: _Ctx, i: int, value: dict[str, Any]) -> ComponentRule:
         line=ctx.line(p),
         source=ctx.source,
     )
+    if not symbols and not strings:  # (after every key's own check: a problem of no one key)
+        key = "symbols" if "symbols" in t else ("strings" if "strings" in t else None)
+        raise ctx.error(
+            p + ((key,) if key else ()),
+            'a component needs at least one entry in "symbols" or "strings"',
+        )
+    return rule
 
 
 def _parse_cmake(ctx: _Ctx, value: Any) -> CMakeRule:
@@ -1151,6 +1173,9 @@ def _parse_file(ctx: _Ctx, i: int, value: dict[str, Any]) -> FileRule:
     count = ctx.count(t["count"], p + ("count",)) if "count" in t else None
     lo = ctx.count(t["min"], p + ("min",)) if "min" in t else None
     hi = ctx.count(t["max"], p + ("max",)) if "max" in t else None
+    name = ctx.string(t["name"], p + ("name",)) if "name" in t else glob.pattern
+    beside = ctx.string(t["beside"], p + ("beside",)) if "beside" in t else None
+    when = ctx.condition(t["when"], p + ("when",)) if "when" in t else None
     if count is not None and (lo is not None or hi is not None):
         which = "min" if lo is not None else "max"
         raise ctx.error(p + (which,), '"count" excludes "min" and "max": give one or the other')
@@ -1159,13 +1184,13 @@ def _parse_file(ctx: _Ctx, i: int, value: dict[str, Any]) -> FileRule:
     if count is None and lo is None and hi is None:
         lo = 1
     return FileRule(
-        name=ctx.string(t["name"], p + ("name",)) if "name" in t else glob.pattern,
+        name=name,
         glob=glob,
         count=count,
         min=lo,
         max=hi,
-        beside=ctx.string(t["beside"], p + ("beside",)) if "beside" in t else None,
-        when=ctx.condition(t["when"], p + ("when",)) if "when" in t else None,
+        beside=beside,
+        when=when,
         line=ctx.line(p),
         source=ctx.source,
     )
@@ -1433,20 +1458,21 @@ def _ruleset(
         raise ctx.error((), f"expected a table, got {_describe(data)}")
     ctx.table(data, (), tuple(_TOP_KEYS) + tuple(extra_keys))
     if "version" not in data:
-        if require_version:
-            raise RulesError(
+        if require_version:  # (kept, and the rest read as version 1: every problem at once)
+            ctx.problems.append(RulesError(
                 'missing: a rules file must say which format it is written in; add "version = 1"',
                 source=ctx.source,
                 line=1 if ctx.locator is not None else None,
                 key=_fmt_path(ctx.prefix + ("version",)),
                 context=_fmt_path(ctx.prefix) or None,
                 leaf="version",
-            )
+            ))
         version = 1
     else:
         version = data["version"]
-        if isinstance(version, bool) or not isinstance(version, int):
-            raise ctx.error(("version",), f"expected the integer 1, got {_describe(version)}")
+        if isinstance(version, bool) or not isinstance(version, int):  # (kept; the rest read as version 1)
+            ctx.problems.append(ctx.error(("version",), f"expected the integer 1, got {_describe(version)}"))
+            version = 1
         if version != 1:
             raise ctx.error(
                 ("version",),
@@ -1490,25 +1516,25 @@ def _ruleset(
             continue
         seen[comp.name] = i
         rs.components.append(comp)
-    names = [c.name for c in rs.components]
+    names = list(seen)  # (every component the file defines by name, valid or not)
 
     for i, item in entries("file"):
         f = ctx.each_key(("file", i), item, lambda v, i=i: _parse_file(ctx, i, v))
-        if f is None:
+        beside = f.beside if f is not None else item.get("beside")
+        if isinstance(beside, str) and beside not in seen:  # (checked in a file rule with problems too)
+            ctx.problems.append(_unknown_name(ctx, ("file", i, "beside"), beside, names))
             continue
-        if f.beside is not None and f.beside not in seen:
-            ctx.problems.append(_unknown_name(ctx, ("file", i, "beside"), f.beside, names))
-            continue
-        rs.files.append(f)
+        if f is not None:
+            rs.files.append(f)
 
     for i, item in entries("binary"):
         b = ctx.each_key(("binary", i), item, lambda v, i=i: _parse_binary(ctx, i, v))
-        if b is None:
-            continue
-        unknown = [n for n in b.must_not_define if n not in seen]
+        named = b.must_not_define if b is not None else item.get("must-not-define")
+        named = [n for n in named if isinstance(n, str)] if isinstance(named, list) else []
+        unknown = [n for n in named if n not in seen]
         for name in unknown:
             ctx.problems.append(_unknown_name(ctx, ("binary", i, "must-not-define"), name, names))
-        if not unknown:
+        if b is not None and not unknown:
             rs.binaries.append(b)
 
     for i, item in entries("metadata"):
