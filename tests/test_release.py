@@ -1,0 +1,177 @@
+"""The release as a whole: ``check --baseline`` (WA801-WA804) and ``check --release``
+(WA811-WA813), run as a user runs them, on the wheels of fixtures/make_release_wheels.py (built
+from source by fixtures/build_release.sh: gcc, clang + ld64.lld, MinGW-w64)."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def run(*args: str, cwd: Path | None = None) -> tuple[int, dict]:
+    proc = subprocess.run([sys.executable, "-m", "wheelaudit", "check", *args, "--format", "json"],
+                          capture_output=True, text=True, cwd=cwd)
+    assert proc.returncode in (0, 1), proc.stderr
+    return proc.returncode, json.loads(proc.stdout)
+
+
+def findings(report: dict, prefix: str = "WA8") -> list[dict]:
+    return [f for w in report["wheels"] for f in w["findings"] if f["code"].startswith(prefix)]
+
+
+def against(rw: dict[str, Path], new: str, old: str, *more: str) -> tuple[int, list[dict]]:
+    code, report = run(str(rw[new]), "--baseline", str(rw[old]), *more)
+    return code, findings(report)
+
+
+def rules(tmp_path: Path, text: str) -> str:
+    p = tmp_path / "rules.toml"
+    p.write_text("version = 1\n" + text)
+    return str(p)
+
+
+# ---- WA801: exports removed, on every format -------------------------------------------------
+
+@pytest.mark.parametrize("new,old,lib", [("elf_drop_same", "elf_base", "reldemo/lib/libcore.so"),
+                                         ("macho_drop", "macho_base", "reldemo/lib/libcore.dylib"),
+                                         ("pe_drop", "pe_base", "reldemo/lib/core.dll")])
+def test_removed_exports_are_named_demangled_with_the_mangled_names_in_json(release_wheels, new, old, lib):
+    _, fs = against(release_wheels, new, old)
+    assert [f["code"] for f in fs] == ["WA801"]
+    f = fs[0]
+    assert f["paths"] == [lib]
+    assert f["symbols"] == ["_ZN4demo6Engine5countEv", "core_b"]  # all of them, mangled
+    assert "demo::Engine::count()" in f["message"] and "core_b" in f["message"]
+    assert "1.0.0" in f["message"]
+
+
+def test_a_rebuild_that_drops_an_export_fails_the_gate(release_wheels):
+    code, fs = against(release_wheels, "elf_drop_same", "elf_base")
+    assert code == 1 and fs[0]["severity"] == "error" and "rebuild of the same version" in fs[0]["message"]
+
+
+# ---- severity by the two versions, [abi] and the consumer surface ------------------------------
+
+PUBLIC = '[abi]\npublic = ["reldemo/lib/*"]\n'
+
+
+@pytest.mark.parametrize("new,old,abi,severity", [
+    ("elf_drop_patch", "elf_base", "", "warning"),           # nobody promised libcore's exports
+    ("elf_drop_patch", "elf_base", PUBLIC, "error"),         # a patch release keeps public exports
+    ("elf_drop_patch_pc", "elf_base", "", "error"),          # public: its .pc file offers it
+    ("elf_drop_minor", "elf_base", PUBLIC, "error"),         # semver at 1.0+: a minor release keeps them
+    ("elf_drop_major", "elf_base", PUBLIC, "warning"),       # a major release may break them
+    ("elf_drop_0x", "elf_base_0x", PUBLIC, "warning"),       # below 1.0 a minor release may
+    ("elf_drop_major", "elf_base", '[abi]\npolicy = "strict"\n', "error"),
+])
+def test_severity_follows_versions_policy_and_public_libraries(release_wheels, tmp_path, new, old, abi, severity):
+    extra = ["--rules", rules(tmp_path, abi)] if abi else []
+    code, fs = against(release_wheels, new, old, *extra)
+    assert [(f["code"], f["severity"]) for f in fs] == [("WA801", severity)]
+    assert code == (1 if severity == "error" else 0)
+
+
+def test_policy_off_turns_the_comparison_off(release_wheels, tmp_path):
+    code, fs = against(release_wheels, "elf_drop_same", "elf_base", "--rules", rules(tmp_path, '[abi]\npolicy = "off"\n'))
+    assert (code, fs) == (0, [])
+
+
+# ---- WA802: identity, version nodes ------------------------------------------------------------
+
+@pytest.mark.parametrize("new,old,before,after", [
+    ("elf_soname", "elf_base", "libcore.so.1", "libcore.so.2"),
+    ("macho_install_name", "macho_base", "@rpath/libcore.1.dylib", "@rpath/libcore.2.dylib"),
+])
+def test_identity_change(release_wheels, new, old, before, after):
+    _, fs = against(release_wheels, new, old)
+    assert [f["code"] for f in fs] == ["WA802"]
+    assert f"{before} → {after}" in fs[0]["message"]
+
+
+def test_version_node_removed(release_wheels):
+    _, fs = against(release_wheels, "elf_node", "elf_base")
+    assert [f["code"] for f in fs] == ["WA802"]
+    assert "core_b@CORE_1" in fs[0]["symbols"] and "CORE_1" in fs[0]["message"]
+
+
+# ---- WA803: libraries and extension modules gone, or moved ---------------------------------------
+
+def test_library_and_extension_module_removed(release_wheels):
+    _, fs = against(release_wheels, "elf_removed", "elf_base")
+    assert sorted((f["code"], f["subject"]) for f in fs) == [("WA803", "reldemo._gone"),
+                                                             ("WA803", "reldemo/lib/libextra.so")]
+    module = next(f for f in fs if f["subject"] == "reldemo._gone")
+    assert "private" in module["message"] and module["severity"] == "warning"
+
+
+def test_a_moved_library_is_one_finding_and_keeps_its_exports(release_wheels):
+    _, fs = against(release_wheels, "elf_moved", "elf_base")
+    assert [f["code"] for f in fs] == ["WA803"]  # no WA801: its exports are compared at the new path
+    assert fs[0]["paths"] == ["reldemo/lib/libcore.so", "reldemo/core/libcore.so"]
+    assert "moved to reldemo/core/libcore.so" in fs[0]["message"]
+
+
+def test_a_rebuild_that_renames_its_vendored_library_is_clean(release_wheels):
+    # new repair hash for reldemo.libs/libvend-*.so.1, the extension module's other export gone,
+    # and a newer manylinux tag: nothing a consumer binds to changed
+    code, fs = against(release_wheels, "elf_rebuild", "elf_base")
+    assert (code, fs) == (0, [])
+
+
+# ---- WA804 and pairing -----------------------------------------------------------------------------
+
+def test_pairing_by_platform_and_a_dropped_platform(release_wheels):
+    rw = release_wheels
+    code, report = run(str(rw["macho_drop"]), str(rw["elf_rebuild"]), "--baseline",
+                       str(rw["elf_base"]), str(rw["macho_base"]), str(rw["pe_base"]))
+    fs = findings(report)
+    assert sorted(f["code"] for f in fs) == ["WA801", "WA804"]
+    wa804 = next(f for f in fs if f["code"] == "WA804")
+    assert wa804["subject"] == rw["pe_base"].name
+    entry = next(w for w in report["wheels"] if any(f["code"] == "WA804" for f in w["findings"]))
+    assert entry["path"] == str(rw["pe_base"])
+
+
+# ---- --release -------------------------------------------------------------------------------------
+
+def _dist(tmp_path: Path, rw: dict[str, Path], *names: str) -> Path:
+    d = tmp_path / "dist"
+    d.mkdir()
+    for n in names:
+        shutil.copy(rw[n], d)
+    return d
+
+
+def test_a_consistent_release_passes(release_wheels, tmp_path):
+    d = _dist(tmp_path, release_wheels, "macho_base", "pe_base")
+    toml = rules(tmp_path, '[release]\nplatforms = ["macosx_14_0_arm64", "win_amd64"]\n')
+    code, report = run(str(d), "--release", "--rules", toml)
+    assert (code, findings(report)) == (0, [])
+    assert report["wheels"][-1]["path"] == str(d)  # the release's own entry
+
+
+def test_release_version_platforms_and_modules(release_wheels, tmp_path):
+    d = _dist(tmp_path, release_wheels, "elf_extra_module", "macho_base", "pe_drop")
+    toml = rules(tmp_path, '[release]\nplatforms = ["manylinux_2_28_x86_64", "macosx_14_0_arm64", "win_amd64", "win_arm64"]\n')
+    code, report = run(str(d), "--release", "--rules", toml)
+    fs = findings(report)
+    assert code == 1
+    wa812 = [f for f in fs if f["code"] == "WA812"]
+    assert len(wa812) == 1 and "reldemo-1.0.1-cp311-cp311-win_amd64.whl" in wa812[0]["message"]
+    assert [f["subject"] for f in fs if f["code"] == "WA813"] == ["win_arm64"]
+    (wa811,) = [f for f in fs if f["code"] == "WA811"]
+    assert sorted(wa811["symbols"]) == ["reldemo._gone", "reldemo.linux_only", "reldemo/lib/extra"]
+    assert wa811["severity"] == "warning" and "manylinux_2_17_x86_64" in wa811["message"]
+
+
+def test_release_only_declares_platform_specific_modules(release_wheels, tmp_path):
+    d = _dist(tmp_path, release_wheels, "elf_extra_module", "macho_base")
+    toml = rules(tmp_path, '[release]\nonly = { "reldemo/linux_only.py" = { os = "linux" }, '
+                           '"reldemo/lib/libextra*" = { os = "linux" }, "reldemo/_gone*" = { os = "macos" } }\n')
+    _, report = run(str(d), "--release", "--rules", toml)
+    (wa811,) = findings(report, "WA811")  # _gone is declared for macOS but ships on Linux
+    assert wa811["symbols"] == ["reldemo._gone"] and "declared platform-specific" in wa811["message"]
