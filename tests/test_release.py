@@ -175,3 +175,39 @@ def test_release_only_declares_platform_specific_modules(release_wheels, tmp_pat
     _, report = run(str(d), "--release", "--rules", toml)
     (wa811,) = findings(report, "WA811")  # _gone is declared for macOS but ships on Linux
     assert wa811["symbols"] == ["reldemo._gone"] and "declared platform-specific" in wa811["message"]
+
+
+# ---- diff: the same engine's report ------------------------------------------------------------------
+
+def _diff(old: Path, new: Path, *more: str) -> str:
+    proc = subprocess.run([sys.executable, "-m", "wheelaudit", "diff", str(old), str(new), *more],
+                          capture_output=True, text=True, env={"COLUMNS": "80", "PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def test_diff_shows_a_folder_moved_as_one_line(release_wheels):
+    out = _diff(release_wheels["elf_base"], release_wheels["elf_folder_moved"])
+    libs = out[out.index("Libraries"):].splitlines()[1:]
+    assert [line for line in libs if line.startswith("  ") and line.strip()][0] == \
+        "  moved    reldemo/lib/ → reldemo/_lib/  (2 libraries, file names kept)"
+    assert "renamed  " not in out and "Owners that changed" not in out
+
+
+def test_diff_leads_with_the_breaks_check_baseline_reports(release_wheels):
+    out = _diff(release_wheels["elf_base"], release_wheels["elf_removed"])
+    head = out[out.index("Breaks a consumer sees"):out.index("Libraries")]
+    assert "WA803 warning  extension module reldemo._gone" in head
+    # wrapped between words: every path of the wheel shows whole
+    assert "reldemo/_gone.cpython-311-x86_64-linux-gnu.so" in head and "reldemo/lib/libextra.so" in head
+    assert all(len(line) <= 80 for line in head.splitlines())
+
+
+def test_owner_lists_show_whole_paths():
+    from wheelaudit.review.diff import whole_paths
+
+    paths = ["executorch/extension/pybindings/_portable_lib.cpython-311-darwin.so",
+             "executorch/lib/libexecutorch_backend_mlx.dylib", "executorch/lib/libexecutorch.dylib"]
+    text = whole_paths(paths, 80)
+    assert text == paths[0] + " (+2 more)"
+    assert whole_paths(paths, 1000) == ", ".join(paths)
