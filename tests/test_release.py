@@ -211,3 +211,21 @@ def test_owner_lists_show_whole_paths():
     text = whole_paths(paths, 80)
     assert text == paths[0] + " (+2 more)"
     assert whole_paths(paths, 1000) == ", ".join(paths)
+
+
+# ---- init from a release ---------------------------------------------------------------------------
+
+def test_init_over_a_release_writes_rules_that_pass_on_every_wheel(release_wheels, tmp_path):
+    d = _dist(tmp_path, release_wheels, "elf_base", "macho_base", "pe_base")
+    one = subprocess.run([sys.executable, "-m", "wheelaudit", "init", str(release_wheels["elf_base"])],
+                         capture_output=True, text=True, check=True).stdout
+    (tmp_path / "linux.toml").write_text(one)
+    code, report = run(str(d), "--rules", str(tmp_path / "linux.toml"))
+    assert code == 1  # the Linux wheel's rules do not hold on the other platforms' wheels
+    proc = subprocess.run([sys.executable, "-m", "wheelaudit", "init", str(d)], capture_output=True, text=True, check=True)
+    (tmp_path / "release.toml").write_text(proc.stdout)
+    assert 'platforms = ["macosx_11_0_arm64", "manylinux_2_17_x86_64", "win_amd64"]' in proc.stdout
+    assert '"reldemo/_gone.*" = { os = "linux" }' in proc.stdout
+    code, report = run(str(d), "--release", "--rules", str(tmp_path / "release.toml"))
+    assert code == 0
+    assert [f for w in report["wheels"] for f in w["findings"]] == []

@@ -203,13 +203,8 @@ def _release_findings(wheels: Sequence[Wheel], ruleset: Ruleset | None) -> list:
     comps = [(c.owner, c.when) for c in (ruleset.components if ruleset is not None else [])
              if c.owner is not None and c.when is not None]
 
-    def declared(path: str):
-        for glob, cond in only:
-            if glob.match(path):
-                return cond.holds
-        for owner, when in comps:
-            if owner.match(path):
-                return when.holds
-        return None
+    def declared(path: str) -> list:
+        return ([cond.holds for glob, cond in only if glob.match(path)]
+                + [when.holds for owner, when in comps if owner.match(path)])
 
     return release_findings(wheels, rel.platforms if rel is not None else [], declared)

@@ -143,9 +143,10 @@ def contents(w: Wheel) -> dict[str, tuple[str, str]]:
 
 
 def check_contents(wheels: Sequence[Wheel],
-                   declared: Callable[[str], Callable[[WheelTraits], bool] | None]) -> list[Finding]:
-    """WA811 (see the module docstring). ``declared(path)``: the condition under which a path
-    is declared to ship, or None when no rule declares it platform-specific."""
+                   declared: Callable[[str], list[Callable[[WheelTraits], bool]]]) -> list[Finding]:
+    """WA811 (see the module docstring). ``declared(path)``: the conditions under which rules
+    declare a path to ship (empty when none declares it platform-specific); it is expected
+    where any of them holds."""
     if len(wheels) < 2:
         return []
     per = [contents(w) for w in wheels]
@@ -154,17 +155,16 @@ def check_contents(wheels: Sequence[Wheel],
     for key in keys:
         have = tuple(i for i, c in enumerate(per) if key in c)
         kind, path = next(per[i][key] for i in have)
+        if len(have) == len(wheels):
+            continue
         paths = [per[i][key][1] for i in have]
-        cond = next((c for c in (declared(p) for p in paths) if c is not None), None)
-        if cond is not None:
-            expected = tuple(i for i, w in enumerate(wheels) if cond(w.traits))
+        conds = [c for p in paths for c in declared(p)]
+        note = ""
+        if conds:
+            expected = tuple(i for i, w in enumerate(wheels) if any(c(w.traits) for c in conds))
             if expected == have:
                 continue
             note = "declared platform-specific, but ships where its condition does not hold or lacks where it does"
-        elif len(have) == len(wheels):
-            continue
-        else:
-            note = ""
         groups.setdefault((have, note), []).append((key.split(":", 1)[1], path))
     out = []
     labels = [wheel_label(w) for w in wheels]
@@ -182,7 +182,7 @@ def check_contents(wheels: Sequence[Wheel],
 
 
 def release_findings(wheels: Sequence[Wheel], platforms: Sequence[str],
-                     declared: Callable[[str], Callable[[WheelTraits], bool] | None]) -> list[Finding]:
+                     declared: Callable[[str], list[Callable[[WheelTraits], bool]]]) -> list[Finding]:
     """WA811-WA813 over one release's wheels."""
     out = check_versions(wheels)
     if platforms:
