@@ -4,6 +4,7 @@ from source by fixtures/build_release.sh: gcc, clang + ld64.lld, MinGW-w64)."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -229,3 +230,18 @@ def test_init_over_a_release_writes_rules_that_pass_on_every_wheel(release_wheel
     code, report = run(str(d), "--release", "--rules", str(tmp_path / "release.toml"))
     assert code == 0
     assert [f for w in report["wheels"] for f in w["findings"]] == []
+
+
+# ---- the Python API --------------------------------------------------------------------------------
+
+def test_api_takes_the_baseline_and_the_release_mode(release_wheels, tmp_path):
+    import wheelaudit
+
+    rw = release_wheels
+    report = wheelaudit.audit([rw["elf_drop_same"], rw["macho_base"]], baseline=[rw["elf_base"], rw["pe_base"]],
+                              release=True)
+    codes = sorted(f.code for f in report.findings if f.code.startswith("WA8"))
+    assert codes == ["WA801", "WA804", "WA811"] and not report.ok  # (libextra, _gone: Linux only)
+    assert [wr.wheel.path for wr in report.wheels] == [rw["elf_drop_same"], rw["macho_base"], rw["pe_base"],
+                                                        Path(os.path.commonpath([rw["elf_drop_same"].parent,
+                                                                                 rw["macho_base"].parent]))]
