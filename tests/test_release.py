@@ -245,3 +245,13 @@ def test_api_takes_the_baseline_and_the_release_mode(release_wheels, tmp_path):
     assert [wr.wheel.path for wr in report.wheels] == [rw["elf_drop_same"], rw["macho_base"], rw["pe_base"],
                                                         Path(os.path.commonpath([rw["elf_drop_same"].parent,
                                                                                  rw["macho_base"].parent]))]
+
+
+def test_messages_name_symbols_without_their_parameters():
+    from wheelaudit.checks.release.baseline import short_name
+
+    assert short_name("ns::f(at::Tensor const&, long)") == "ns::f(…)"
+    assert short_name("ns::g()") == "ns::g()"
+    assert short_name("ns::h<void (*)(int)>(int)") == "ns::h<void (*)(int)>(…)"
+    assert short_name("ns::A::operator()(int)") == "ns::A::operator()(…)"
+    assert short_name("core_b") == "core_b"

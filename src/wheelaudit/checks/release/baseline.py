@@ -170,10 +170,26 @@ def _demangled(names: Iterable[str]) -> list[str]:
     return [demangle(n) for n in names]
 
 
+def short_name(demangled: str) -> str:
+    """A demangled name without its parameter list, for a message: ``ns::f(at::Tensor const&,
+    long)`` → ``ns::f(…)``; the full names are in the finding's ``symbols``."""
+    depth = 0
+    for i, c in enumerate(demangled):
+        if c == "<":
+            depth += 1
+        elif c == ">":
+            depth -= 1
+        elif c == "(" and depth == 0 and i > 0 and not demangled.startswith("operator", max(0, i - 8)):
+            return demangled[:i] + ("(…)" if demangled[i + 1:i + 2] != ")" else "()")
+    return demangled
+
+
 def _few(names: Sequence[str]) -> str:
-    shown = sorted(_demangled(names))[:SHOWN]
-    more = len(names) - len(shown)
-    return "; ".join(shown) + (f" (+{more} more)" if more > 0 else "")
+    """A few of ``names`` (mangled), demangled and short, each once (overloads are one name),
+    and how many there are in all."""
+    shown = list(dict.fromkeys(sorted(short_name(d) for d in _demangled(names))))
+    more = len(names) - min(len(shown), SHOWN)
+    return ", ".join(shown[:SHOWN]) + (f" (+{more} more)" if more > 0 else "")
 
 
 def compare(old: Wheel, new: Wheel, policy: AbiPolicy | None = None) -> list[Finding]:
