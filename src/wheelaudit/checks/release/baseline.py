@@ -240,7 +240,8 @@ def compare(old: Wheel, new: Wheel, policy: AbiPolicy | None = None) -> list[Fin
 def _compare_library(o: LibraryAbi, n: LibraryAbi, versions: str, why: str) -> list[Finding]:
     out: list[Finding] = []
     where = o.path if o.path == n.path else f"{o.path} (now {n.path})"
-    if o.identity != n.identity and o.identity:
+    same = (o.identity or "").lower() == (n.identity or "").lower() if o.binary.format == "pe" else o.identity == n.identity
+    if not same and o.identity:  # (Windows compares DLL names without case)
         out.append(Finding(
             "WA802", f"{where}: identity {o.identity} → {n.identity or '(none)'} from {versions} ({why}): "
                      "a consumer records the old one and the loader looks for it",
