@@ -255,3 +255,13 @@ def test_messages_name_symbols_without_their_parameters():
     assert short_name("ns::h<void (*)(int)>(int)") == "ns::h<void (*)(int)>(…)"
     assert short_name("ns::A::operator()(int)") == "ns::A::operator()(…)"
     assert short_name("core_b") == "core_b"
+
+
+def test_waivers_of_release_codes_apply_where_their_findings_are(release_wheels, tmp_path):
+    toml = rules(tmp_path, '[[waive]]\ncode = "WA801"\npath = "reldemo/lib/libcore.so"\nreason = "dropped on purpose"\n'
+                           '[[waive]]\ncode = "WA811"\ntarget = "reldemo.linux_only"\nreason = "a Linux helper"\n')
+    code, fs = against(release_wheels, "elf_drop_same", "elf_base", "--rules", toml)
+    assert code == 0 and [(f["code"], f.get("waived")) for f in fs] == [("WA801", "dropped on purpose")]
+    # without --baseline / --release the waivers of their codes are not "unused" (no WA004)
+    code, report = run(str(release_wheels["elf_base"]), "--rules", toml)
+    assert code == 0 and findings(report, "WA004") == []
