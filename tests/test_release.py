@@ -265,3 +265,8 @@ def test_waivers_of_release_codes_apply_where_their_findings_are(release_wheels,
     # without --baseline / --release the waivers of their codes are not "unused" (no WA004)
     code, report = run(str(release_wheels["elf_base"]), "--rules", toml)
     assert code == 0 and findings(report, "WA004") == []
+
+
+def test_a_universal2_baseline_pairs_with_an_arm64_wheel(release_wheels):
+    _, fs = against(release_wheels, "macho_drop", "macho_base_universal2")
+    assert [f["code"] for f in fs] == ["WA801"]  # compared, and no WA804

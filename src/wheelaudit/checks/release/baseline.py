@@ -83,22 +83,26 @@ def _platform_keys(tags: Iterable[str]) -> set[tuple[str, str, str, str]]:
         for t in parse_tag(text):
             pt = parse_platform(t.platform)
             family = "linux" if pt.family in ("manylinux", "linux") else pt.family
-            arch = pt.arch_label if pt.os is not None else t.platform
-            out.add((t.interpreter, t.abi, family, arch))
+            # (a macOS tag per architecture it serves: universal2 pairs with arm64 and x86_64)
+            archs = pt.archs if pt.family == "macosx" else (pt.arch_label if pt.os is not None else t.platform,)
+            out.update((t.interpreter, t.abi, family, arch) for arch in archs)
     return out
 
 
 def pair_wheels(new: Sequence[Wheel], old: Sequence[Wheel]) -> tuple[list[tuple[Wheel, Wheel]], list[Wheel]]:
     """Each new wheel with the baseline wheel of its platform and Python tags (the one sharing
     most (interpreter, abi, platform family, architecture) tags; a platform tag's version does
-    not count, so ``manylinux_2_17`` pairs with ``manylinux_2_28``); a new wheel of no Python in
-    particular (``abi3``, ``none``) pairs with one of its platform. Returns the pairs and the
-    baseline wheels no new wheel paired with (WA804)."""
+    not count, so ``manylinux_2_17`` pairs with ``manylinux_2_28``, and a macOS tag stands for
+    each architecture it serves, so ``universal2`` pairs with ``arm64``); a new wheel of no
+    Python in particular (``abi3``, ``none``) pairs with one of its platform. Returns the pairs
+    and the baseline wheels that share no such tag with any new wheel (WA804)."""
     okeys = [_platform_keys(w.tags) for w in old]
     pairs: list[tuple[Wheel, Wheel]] = []
     used: set[int] = set()
+    served: set = set()  # the baseline's keys some new wheel serves
     for w in new:
         nk = _platform_keys(w.tags)
+        served |= nk
         best, score = None, 0
         for i, ok in enumerate(okeys):
             s = len(nk & ok)
@@ -110,7 +114,7 @@ def pair_wheels(new: Sequence[Wheel], old: Sequence[Wheel]) -> tuple[list[tuple[
         if best is not None:
             pairs.append((w, old[best]))
             used.add(best)
-    return pairs, [w for i, w in enumerate(old) if i not in used]
+    return pairs, [w for i, w in enumerate(old) if i not in used and not okeys[i] & served]
 
 
 def missing_counterpart(old: Wheel) -> Finding:
