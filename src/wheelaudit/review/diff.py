@@ -24,15 +24,14 @@
 
 from __future__ import annotations
 
-import re
 import textwrap
 from dataclasses import dataclass, field
 from typing import Any, Literal, TextIO
 
 from wheelaudit.review.dups import DupGroup, find_duplicates, is_boilerplate, namespace_key, wheel_dict
 from wheelaudit.checks.release.abi import FolderMove, folder_moves, pair_libraries
-from wheelaudit.checks.release.names import (ELF_VERSION as _ELF_VERSION, MACHO_VERSION as _MACHO_VERSION,
-                                             _AUDITWHEEL, _DELVEWHEEL, library_stem, unhashed)
+from wheelaudit.checks.release.names import (ELF_VERSION as _ELF_VERSION, MACHO_VERSION as _MACHO_VERSION,  # noqa: F401
+                                             _AUDITWHEEL, _DELVEWHEEL, library_stem, unhashed)  # (re-exported)
 from wheelaudit.model.binary import Binary
 from wheelaudit.model.finding import Finding
 from wheelaudit.model.wheel import Wheel
