@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from wheelaudit.checks.extension import is_extension_module
+from wheelaudit.binary.symbols import SymbolTable
 from wheelaudit.checks.release.names import ELF_VERSION, MACHO_VERSION, library_stem, unhashed, vendored_by
 from wheelaudit.model.binary import Binary
 
@@ -34,6 +35,7 @@ _LINKER = frozenset({
     "_mh_bundle_header", "_mh_execute_header", "_dyld_private",
 })
 _LINKER_PREFIXES = ("__libc_csu_", "_ITM_", "__x86.get_pc_thunk.")
+_UNVERSIONED: frozenset[str | None] = frozenset((None,))
 
 #: the suffix of an extension module's file name: ``.cpython-311-x86_64-linux-gnu.so``,
 #: ``.abi3.so``, ``.cp311-win_amd64.pyd``, ``.so``, ``.pyd``
@@ -44,14 +46,22 @@ def exports_of(b: Binary) -> dict[str, frozenset[str | None]]:
     """A library's exports as a consumer binds them: name → the ELF version nodes it is defined
     in (``{None}`` when unversioned), over every slice; linker symbols and version-node
     symbols left out."""
-    out: dict[str, set[str | None]] = {}
+    out: dict[str, frozenset[str | None]] = {}
     for sl in b.slices:
-        for s in sl.exports:
-            name, version = s.name, s.version
+        exports = sl.exports
+        if isinstance(exports, SymbolTable) and not any(exports.versions):
+            # (no version anywhere: the names alone, without a Symbol made for each)
+            for name in exports.names():
+                if name not in _LINKER and not name.startswith(_LINKER_PREFIXES):
+                    out[name] = _UNVERSIONED if name not in out else out[name] | _UNVERSIONED
+            continue
+        for sym in exports:
+            name, version = sym.name, sym.version
             if name in _LINKER or name.startswith(_LINKER_PREFIXES) or (version is not None and name == version):
                 continue
-            out.setdefault(name, set()).add(version)
-    return {k: frozenset(v) for k, v in out.items()}
+            had = out.get(name)
+            out[name] = frozenset((version,)) if had is None else had | {version}
+    return out
 
 
 def import_name(path: str) -> str | None:
