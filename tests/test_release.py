@@ -270,3 +270,16 @@ def test_waivers_of_release_codes_apply_where_their_findings_are(release_wheels,
 def test_a_universal2_baseline_pairs_with_an_arm64_wheel(release_wheels):
     _, fs = against(release_wheels, "macho_drop", "macho_base_universal2")
     assert [f["code"] for f in fs] == ["WA801"]  # compared, and no WA804
+
+
+def test_a_baseline_is_read_for_its_abi_only(release_wheels):
+    from wheelaudit.scan import scan
+    from wheelaudit.scan.baseline import scan_abi
+
+    full, abi = scan(release_wheels["macho_base"]), scan_abi(release_wheels["macho_base"])
+    assert {b.path for b in abi.libraries} == {b.path for b in full.libraries}
+    assert abi.library("reldemo/lib/libcore.dylib").exports == full.library("reldemo/lib/libcore.dylib").exports
+    # ld64.lld signs arm64 ad hoc: the full scan verifies the signature, the baseline's read does not
+    assert [s.signature for s in full.library("reldemo/lib/libcore.dylib").slices] == ["valid"]
+    assert [s.signature for s in abi.library("reldemo/lib/libcore.dylib").slices] == [None]
+    assert "reldemo/__init__.py" in abi.files  # (the file list stays whole)

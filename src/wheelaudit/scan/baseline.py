@@ -4,8 +4,9 @@ The release checks compare what a consumer binds to: the shared libraries' ident
 exports and the extension modules' names (:mod:`wheelaudit.checks.release.abi`). Of a baseline
 wheel only the members a loader or an importer can take by name are read (``*.so``,
 ``*.so.N``, ``*.dylib``, ``*.dll``, ``*.pyd``, and files with no suffix, which Mach-O frameworks
-and executables use), no byte string is searched and no local symbol kept; its text files are
-read for the consumer surface (which libraries are public). Its own findings are not reported.
+and executables use); no byte string is searched, no local symbol kept and no code signature
+verified; its text files are read for the consumer surface (which libraries are public). Its own
+findings are not reported.
 """
 
 from __future__ import annotations
@@ -30,6 +31,6 @@ def scan_abi(path: str | os.PathLike[str], *, jobs: int | None = None) -> Wheel:
     :func:`wheelaudit.scan.scan` raises."""
     from wheelaudit.scan import scan
 
-    wheel = scan(Path(path), interest=Interest(), jobs=jobs, only=may_be_native)
+    wheel = scan(Path(path), interest=Interest(signatures=False), jobs=jobs, only=may_be_native)
     wheel.findings = []
     return wheel

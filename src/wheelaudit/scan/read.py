@@ -61,7 +61,7 @@ def read_member(reader: MemberReader, m: Member, needles: tuple[bytes, ...], int
         used = PrecomputedStrings(needles, md.search)
     try:
         with _TimeBound(timeout):
-            binary = read_binary(data, m.path, used)
+            binary = read_binary(data, m.path, used, signatures=interest is None or interest.signatures)
         return read, (refine(binary, interest) if binary is not None else None)
     except _ParseTimeout:
         return read, timed_out(m.path, md.format, md.size, timeout)
