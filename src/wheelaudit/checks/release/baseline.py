@@ -191,7 +191,9 @@ def short_name(demangled: str) -> str:
 def _few(names: Sequence[str]) -> str:
     """A few of ``names`` (mangled), demangled and short, each once (overloads are one name),
     and how many there are in all."""
-    shown = list(dict.fromkeys(sorted(short_name(d) for d in _demangled(names))))
+    # (a library that lost tens of thousands: the message draws on the first few hundred by name)
+    pool = names if len(names) <= 400 else sorted(names)[:400]
+    shown = list(dict.fromkeys(sorted(short_name(d) for d in _demangled(pool))))
     more = len(names) - min(len(shown), SHOWN)
     return ", ".join(shown[:SHOWN]) + (f" (+{more} more)" if more > 0 else "")
 
