@@ -658,7 +658,7 @@ def release_ruleset(wheels: list[Wheel]) -> str:
 def _only_glob(path: str) -> str:
     """A glob over a library or extension module's path that any platform's spelling matches:
     ``pkg/_ext.cpython-311-x86_64-linux-gnu.so`` → ``pkg/_ext.*``; ``pkg/lib/libfoo.so.1`` →
-    ``pkg/lib/{lib,}foo*``-like ``pkg/lib/*foo.*``."""
+    ``pkg/lib/*foo.*`` (``foo.dll`` on Windows too)."""
     d, _, name = path.rpartition("/")
     stem = library_stem(name)
     core = stem[3:] if stem.startswith("lib") else stem
