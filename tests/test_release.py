@@ -283,3 +283,11 @@ def test_a_baseline_is_read_for_its_abi_only(release_wheels):
     assert [s.signature for s in full.library("reldemo/lib/libcore.dylib").slices] == ["valid"]
     assert [s.signature for s in abi.library("reldemo/lib/libcore.dylib").slices] == [None]
     assert "reldemo/__init__.py" in abi.files  # (the file list stays whole)
+
+
+def test_diff_duplicate_lines_show_whole_paths(fixture_wheels):
+    out = _diff(fixture_wheels["macos_clean"], fixture_wheels["macos_dup_delegate"])  # (80 columns)
+    block = out[out.index("Duplicates"):].split("\n\n")[0]
+    paths = {"executorch/backends/mlx/libexecutorch_backend_mlx.dylib", "executorch/lib/libexecutorch_backend_mlx.dylib"}
+    words = [w.rstrip(",") for line in block.splitlines()[1:] for w in line.split() if "/" in w]
+    assert words and all(w in paths for w in words)

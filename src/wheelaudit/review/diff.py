@@ -470,7 +470,7 @@ def whole_paths(paths: list[str], width: int) -> str:
 
 
 def render_text(d: WheelDiff, out: TextIO, color: bool = False, limit: int | None = 20) -> None:
-    from wheelaudit.review.dups import shorten, term_width
+    from wheelaudit.review.dups import term_width
     from wheelaudit.render.text import aside, paint, table
 
     width = term_width()
@@ -579,8 +579,9 @@ def render_text(d: WheelDiff, out: TextIO, color: bool = False, limit: int | Non
         for title, groups, style in (("new", d.new_dups, "error"), ("resolved", d.resolved_dups, "ok")):
             shown, rest = cut(groups)
             for g in shown:
-                rest_text = shorten(f"{g.count} symbol{'s' if g.count != 1 else ''} in {', '.join(g.paths)}",
-                                    max(20, width - 6 - len(title) - len(g.strength) - len(g.key)))
+                head = f"{g.count} symbol{'s' if g.count != 1 else ''} in "
+                rest_text = head + whole_paths(g.paths, max(20, width - 6 - len(title) - len(g.strength)
+                                                            - len(g.key) - len(head)))
                 out.write(f"  {paint(title, style, color)}  {g.strength} {paint(g.key, 'bold', color)}: {rest_text}\n")
             more(rest, f"{title} duplicate groups")
 
