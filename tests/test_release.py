@@ -291,3 +291,12 @@ def test_diff_duplicate_lines_show_whole_paths(fixture_wheels):
     paths = {"executorch/backends/mlx/libexecutorch_backend_mlx.dylib", "executorch/lib/libexecutorch_backend_mlx.dylib"}
     words = [w.rstrip(",") for line in block.splitlines()[1:] for w in line.split() if "/" in w]
     assert words and all(w in paths for w in words)
+
+
+def test_diff_header_never_cuts_a_wheel_path(release_wheels):
+    old, new = release_wheels["elf_base"], release_wheels["elf_rebuild"]
+    out = _diff(old, new)  # (80 columns: these paths are longer)
+    assert len(str(old)) > 75
+    head = out.splitlines()[:4]
+    assert head[0] == f"old  {old.name}" and head[1] == f"     in {old.parent}"
+    assert "…" not in "".join(head)

@@ -490,10 +490,10 @@ def render_text(d: WheelDiff, out: TextIO, color: bool = False, limit: int | Non
     so, sn = d.size_old, d.size_new
     for label, w in (("old", d.old), ("new", d.new)):
         path = str(w.path)
-        room = width - 5
-        if len(path) > room:  # keep the file name: cut the directories
-            path = "…" + path[len(path) - room + 1:]
-        out.write(paint(label, "dim", color) + f"  {path}\n")
+        if len(path) > width - 5 and w.path.parent != w.path:  # the file name, then its folder: both whole
+            out.write(paint(label, "dim", color) + f"  {w.path.name}\n     in {w.path.parent}\n")
+        else:
+            out.write(paint(label, "dim", color) + f"  {path}\n")
     if d.old.tags != d.new.tags:
         out.write(f"tags: {', '.join(d.old.tags) or '-'} → {', '.join(d.new.tags) or '-'}\n")
     if d.old.version != d.new.version:
