@@ -162,6 +162,8 @@ def _value(key: Key) -> Schema:
     elif k == "provided-by":
         out = {"type": "object", "patternProperties": {DIST_NAME["pattern"]: _one_or_list(GLOB)},
                "additionalProperties": False}
+    elif k == "platform-only":
+        out = {"type": "object", "propertyNames": {"minLength": 1}, "additionalProperties": _ref("condition")}
     else:  # pragma: no cover - every kind of KINDS is handled above
         raise SystemExit(f"gen_schemas: no schema for kind {k!r} ({KINDS.get(k)})")
     out["description"] = key.doc

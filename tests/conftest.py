@@ -184,3 +184,15 @@ def unbound_libs(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def unbound_wheels(unbound_libs: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """Scenario name -> wheel (fixtures/make_unbound_wheels.py SCENARIOS)."""
     return _load_module("make_unbound_wheels").build_all(unbound_libs, tmp_path_factory.mktemp("unbound_wheels"))
+
+
+@pytest.fixture(scope="session")
+def release_wheels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Scenario name -> wheel of fixtures/make_release_wheels.py (libraries by
+    fixtures/build_release.sh: gcc, clang + ld64.lld, MinGW-w64)."""
+    if shutil.which("x86_64-w64-mingw32-g++") is None:
+        pytest.fail(f"fixture toolchain missing (x86_64-w64-mingw32-g++); install it with: "
+                    f"{APT_HINT} g++-mingw-w64-x86-64", pytrace=False)
+    libs = tmp_path_factory.mktemp("release_libs")
+    _run_build(FIXTURES / "build_release.sh", libs)
+    return _load_module("make_release_wheels").build_all(libs, tmp_path_factory.mktemp("release_wheels"))

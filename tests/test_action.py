@@ -52,7 +52,7 @@ def test_action_shape():
     assert ACTION["runs"]["using"] == "composite"
     assert ACTION["name"] and ACTION["description"]
     assert set(ACTION["inputs"]) == {"wheels", "rules", "fail-on", "select", "ignore", "args", "sarif", "summary",
-                                     "python-version"}
+                                     "python-version", "baseline", "release"}
     assert ACTION["inputs"]["wheels"]["default"] == "dist/*.whl"
     assert all(v.get("description") for v in ACTION["inputs"].values())
     assert set(ACTION["outputs"]) == {"exit-code", "sarif"}
@@ -134,3 +134,17 @@ def test_install_step_installs_from_the_checkout(workspace, tmp_path):
     assert Path(python).is_file() and str(tmp_path / "runner_temp") in python
     proc = runner.run("check")
     assert proc.returncode == 1 and "title=WA201" in proc.stdout
+
+
+def test_baseline_and_release_inputs(tmp_path, release_wheels):
+    ws = tmp_path / "repo"
+    (ws / "dist").mkdir(parents=True)
+    (ws / "last").mkdir()
+    shutil.copy(release_wheels["elf_drop_same"], ws / "dist")
+    shutil.copy(release_wheels["elf_base"], ws / "last")
+    shutil.copy(release_wheels["pe_base"], ws / "last")
+    _, proc = check(ws, tmp_path, baseline="last/*.whl", release="true", summary="false")
+    assert proc.returncode == 1, proc.stderr
+    assert "title=WA801" in proc.stdout and "title=WA804" in proc.stdout
+    _, proc = check(ws, tmp_path, baseline="nothing/*.whl", summary="false")
+    assert proc.returncode == 2 and "no baseline wheel matches nothing/*.whl" in proc.stdout

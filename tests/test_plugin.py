@@ -416,3 +416,27 @@ def test_plugin_can_be_disabled(pytester, project):
     result = run(pytester, "-p", "no:wheelaudit", "--wheelaudit", whl)
     assert result.ret == pytest.ExitCode.USAGE_ERROR  # the option no longer exists
     result.stderr.fnmatch_lines(["*unrecognized arguments: --wheelaudit*"])
+
+
+def test_baseline_and_release_items(pytester, release_wheels):
+    pytester.makeini("[pytest]\n")
+    for name in ("elf_drop_same", "macho_base"):
+        (pytester.path / "dist").mkdir(exist_ok=True)
+        shutil.copy(release_wheels[name], pytester.path / "dist")
+    (pytester.path / "last").mkdir()
+    for name in ("elf_base", "macho_base", "pe_base"):
+        shutil.copy(release_wheels[name], pytester.path / "last")
+    reprec = inline(pytester, "--wheelaudit", "dist/*.whl", "--wheelaudit-baseline", "last", "--wheelaudit-release")
+    passed, _skipped, failed = reprec.listoutcomes()
+    failed_ids = sorted(r.nodeid.rsplit("::", 1)[-1] + ("@linux" if "manylinux" in r.nodeid else "")
+                        for r in failed)
+    # the Linux rebuild lost exports (WA801, an error in a rebuild); the Windows wheel of the last
+    # release has no counterpart (WA804, a warning: the release item passes)
+    assert failed_ids == ["baseline@linux"]
+    assert any(r.nodeid == "wheelaudit::release" for r in passed)
+    text = str(failed[0].longrepr)
+    assert "WA801" in text and "demo::Engine::count()" in text
+    shutil.copy(release_wheels["elf_stale"], pytester.path / "dist")  # a stale build of 0.9.0
+    reprec = inline(pytester, "--wheelaudit", "dist/*.whl", "--wheelaudit-release")
+    failed = reprec.listoutcomes()[2]
+    assert [r.nodeid for r in failed] == ["wheelaudit::release"] and "WA812" in str(failed[0].longrepr)

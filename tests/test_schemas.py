@@ -125,6 +125,14 @@ files = 20000
 glob = "**/*.so"
 max = "500 MiB"
 
+[abi]
+policy = "strict"
+public = ["pkg/lib/*"]
+
+[release]
+platforms = ["manylinux_2_28_x86_64", "macosx_14_0_arm64"]
+only = { "pkg/_mlx*" = { os = "macos" } }
+
 [[waive]]
 code = "WA201"
 target = "mlx_runtime"
@@ -314,6 +322,7 @@ BAD: dict[str, list[Any]] = {
     "condition": ["macos", 5, ["x"]],
     "required": ["yes", 5, ["x"]],
     "provided-by": [5, {"not a name!": ["x"]}, {"torch": 5}, {"torch": [""]}],
+    "platform-only": [5, ["x"], {"x": 5}, {"x": {"os": "plan9"}}, {"": {"os": "linux"}}],
     "table": [5, "x", [{}]],
     "tables": [5, "x", {"name": "x"}, [5]],
 }

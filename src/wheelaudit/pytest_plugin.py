@@ -77,6 +77,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--wheelaudit-fail-on", choices=["error", "warning"], default=None, dest="wheelaudit_fail_on",
         help="lowest severity that fails an item (default: the rules' fail-on, else error)")
+    group.addoption(
+        "--wheelaudit-baseline", action="extend", nargs="+", default=None, metavar="WHEEL",
+        dest="wheelaudit_baseline",
+        help="the last release's wheels (globs allowed): each audited wheel is compared with the one of its platform "
+             "and Python tags (like check --baseline: a `baseline` item per wheel, WA804 in the `release` item)")
+    group.addoption(
+        "--wheelaudit-release", action="store_true", default=False, dest="wheelaudit_release",
+        help="the given wheels are one release (like check --release): one `release` item for WA811-WA813")
+    parser.addini("wheelaudit_baseline", "the last release's wheels: paths or globs relative to the rootdir, one a "
+                  "line (--wheelaudit-baseline replaces them)", type="linelist", default=[])
     parser.addini("wheelaudit_wheels", "wheels to audit: paths or globs relative to the rootdir, one a "
                   "line (--wheelaudit replaces them)", type="linelist", default=[])
     parser.addini("wheelaudit_rules", "rules file, relative to the rootdir (--wheelaudit-rules replaces it)",
@@ -106,6 +116,8 @@ class _State:
         self._scans: dict[Path, Wheel] = {}
         self._reports: dict[Path, Report] = {}
         self.audited: list[Path] = []
+        self._baseline_paths: list[Path] | None = None
+        self._baseline: list[Wheel] | None = None
 
     # -- what was asked for ------------------------------------------------------------------
 
@@ -176,6 +188,37 @@ class _State:
         rs = self.ruleset()
         return self.gate()[2] or (rs.fail_on if rs is not None and rs.fail_on else "error")
 
+    def baseline_paths(self) -> list[Path]:
+        """The baseline wheels given (``--wheelaudit-baseline`` / ``wheelaudit_baseline``), globs
+        and folders expanded; ``[]`` when none were given."""
+        if self._baseline_paths is None:
+            from wheelaudit.archive import expand_inputs
+
+            cli = self.config.getoption("wheelaudit_baseline", None)
+            if cli:
+                base, where, entries = self.config.invocation_params.dir, "--wheelaudit-baseline", list(cli)
+            else:
+                base, where = self.config.rootpath, "wheelaudit_baseline"
+                entries = list(self.config.getini("wheelaudit_baseline"))
+            paths: dict[Path, None] = {}
+            for entry in entries:
+                for p in expand_inputs(_expand(entry, base, where)):
+                    paths.setdefault(p, None)
+            self._baseline_paths = list(paths)
+        return self._baseline_paths
+
+    def baseline(self) -> list[Wheel]:
+        """The baseline wheels, each read once for its ABI (:func:`wheelaudit.scan.baseline.scan_abi`)."""
+        if self._baseline is None:
+            from wheelaudit.scan.baseline import scan_abi
+
+            self._baseline = [scan_abi(p) for p in self.baseline_paths()]
+        return self._baseline
+
+    @property
+    def release(self) -> bool:
+        return bool(self.config.getoption("wheelaudit_release", False))
+
     # -- scanning and auditing, once each ----------------------------------------------------
 
     def scan(self, path: PathLike, strings: Iterable[bytes] | None = None) -> Wheel:
@@ -219,7 +262,28 @@ class _State:
         else:
             ruleset = load_rules(Path(rules))
         wheel = self.scan(path, ruleset.strings() if ruleset is not None else [])
-        return audit_wheels([_fresh(wheel)], ruleset, select=select, ignore=ignore, fail_on=fail_on)
+        old = None
+        if rules is None and self.baseline_paths():
+            from wheelaudit.checks.release.baseline import pair_wheels
+
+            # (the wheel's own baseline only: the ones of other platforms are the release item's WA804)
+            old = [o for _n, o in pair_wheels([wheel], self.baseline())[0]]
+        return audit_wheels([_fresh(wheel)], ruleset, select=select, ignore=ignore, fail_on=fail_on, baseline=old)
+
+    def release_report(self) -> Report:
+        """The given wheels against the baseline and each other: entries past the wheels' own are
+        the baseline wheels without a counterpart (WA804) and the release (WA811-WA813)."""
+        from wheelaudit.api import audit_wheels
+
+        try:
+            ruleset = self.ruleset()
+        except _Problem as exc:
+            pytest.fail(str(exc), pytrace=False)
+        strings = ruleset.strings() if ruleset is not None else []
+        wheels = [_fresh(self.scan(p, strings)) for p in self.wheel_paths()]
+        select, ignore, fail_on = self.gate()
+        return audit_wheels(wheels, ruleset, select=select, ignore=ignore, fail_on=fail_on,
+                            baseline=self.baseline() if self.baseline_paths() else None, release=self.release)
 
     def session_report(self, path: Path) -> Report:
         """The session's report for one of the given wheels (evaluated once); with
@@ -312,7 +376,7 @@ class _RulePlan:
         return f"when: {conds} does not hold for {tags}"
 
 
-def _plan(ruleset: Ruleset | None) -> list[_RulePlan]:
+def _plan(ruleset: Ruleset | None, baseline: bool = False) -> list[_RulePlan]:
     plans: dict[str, _RulePlan] = {}
 
     def add(rule_id: str, item_name: str, when: Condition | None = None, source: str | None = None,
@@ -338,6 +402,8 @@ def _plan(ruleset: Ruleset | None) -> list[_RulePlan]:
     add("linkage", "linkage", None, link.source if link else None, link.line if link else None, conditional=False)
     add("integrity", "integrity", conditional=False)
     add("abi", "abi", conditional=False)  # WA6xx, built in
+    if baseline:
+        add("baseline", "baseline", conditional=False)  # WA801-WA803 against the wheel's baseline
     if ruleset is not None and ruleset.waivers:
         w = ruleset.waivers[0]
         add("waivers", "waivers", None, w.source, w.line, conditional=False)
@@ -378,7 +444,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         paths = state.wheel_paths()
         ruleset = state.ruleset()
         state.gate()
-        plans = _plan(ruleset)
+        plans = _plan(ruleset, baseline=bool(state.baseline_paths()) and not state.together)
+        whole = bool(state.baseline_paths() or state.release) and not state.together
         labels = _labels(paths, config.rootpath)
         wheels = [(label, path, *_wheel_tags(path)) for label, path in zip(labels, paths, strict=True)]
     except _Problem as exc:
@@ -408,6 +475,10 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         collector = WheelauditWheel.from_parent(session, name=path.name, path=path, nodeid=label,
                                                 wheel_path=path, traits=traits, tags=tags, plans=plans)
         items.extend(session.genitems(collector))
+    if whole:
+        item = WheelauditReleaseItem.from_parent(session, name="release", nodeid="wheelaudit::release")
+        item.add_marker(pytest.mark.wheelaudit)
+        items.append(item)
 
 
 def _wheel_tags(path: Path) -> tuple[Any, str]:
@@ -517,6 +588,41 @@ class WheelauditItem(pytest.Item):
         # the failure header ("component::backend_mlx in x.whl"); never a suffix of the node id,
         # which pytest would take for a Python dotted name and rewrite
         return where, line, f"{self.name} in {self.wheel.name}"
+
+
+class WheelauditReleaseItem(pytest.Item):
+    """The release as a whole (``--wheelaudit-release``, ``--wheelaudit-baseline``): fails on
+    the findings of no single wheel at or above fail-on: WA804 (a baseline wheel without a
+    counterpart) and WA811-WA813."""
+
+    def runtest(self) -> None:
+        import io
+
+        from wheelaudit.model.finding import SEVERITY_RANK
+        from wheelaudit.model.report import Report as _Report
+        from wheelaudit.model.report import WheelReport
+        from wheelaudit.render.text import render_report
+
+        state = _state(self.config)
+        report = state.release_report()
+        entries = report.wheels[len(state.wheel_paths()):]
+        threshold = SEVERITY_RANK[report.fail_on]
+        failing = [WheelReport(wr.wheel, [f for f in wr.findings if not f.waived
+                                          and SEVERITY_RANK[f.severity] >= threshold]) for wr in entries]
+        failing = [wr for wr in failing if wr.findings]
+        if failing:
+            sub = _Report(failing, report.rules_path, report.rules_name, report.fail_on, report.select, report.ignore)
+            out = io.StringIO()
+            render_report(sub, out, False)
+            raise AuditFailed("\n".join(out.getvalue().rstrip("\n").split("\n")[:-1]))
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str | Any:
+        if isinstance(excinfo.value, AuditFailed):
+            return excinfo.value.text
+        return super().repr_failure(excinfo, style)
+
+    def reportinfo(self) -> tuple[os.PathLike[str] | str, int | None, str]:
+        return "wheelaudit", None, "the release as a whole"
 
 
 def _render(report: Report, findings: list[Finding]) -> str:

@@ -73,8 +73,9 @@ def find_strings(data: Buffer, needles: Sequence[bytes], start: int = 0, end: in
     return searcher(tuple(needles)).found(data, start, stop)
 
 
-def parse(data: Buffer, fmt: Format, needles: Sequence[bytes] = ()) -> list[Slice]:
-    """Dispatch to the reader for ``fmt``. Raises :class:`MalformedBinary`."""
+def parse(data: Buffer, fmt: Format, needles: Sequence[bytes] = (), *, signatures: bool = True) -> list[Slice]:
+    """Dispatch to the reader for ``fmt``; without ``signatures`` a Mach-O code signature is not
+    verified (``Slice.signature`` left None). Raises :class:`MalformedBinary`."""
     if fmt == "elf":
         from wheelaudit.binary import elf
 
@@ -82,13 +83,13 @@ def parse(data: Buffer, fmt: Format, needles: Sequence[bytes] = ()) -> list[Slic
     if fmt == "macho":
         from wheelaudit.binary import macho
 
-        return macho.parse(data, needles)
+        return macho.parse(data, needles, with_signature=signatures)
     from wheelaudit.binary import pe
 
     return pe.parse(data, needles)
 
 
-def read_binary(data: Buffer, path: str, needles: Sequence[bytes] = ()) -> Binary | None:
+def read_binary(data: Buffer, path: str, needles: Sequence[bytes] = (), *, signatures: bool = True) -> Binary | None:
     """Facts about one file, or None when it is not a native binary.
 
     Never raises for bad input: a binary that cannot be parsed comes back with ``error`` set.
@@ -98,7 +99,7 @@ def read_binary(data: Buffer, path: str, needles: Sequence[bytes] = ()) -> Binar
         return None
     binary = Binary(path=path, format=fmt, size=len(data))
     try:
-        binary.slices = parse(data, fmt, needles)
+        binary.slices = parse(data, fmt, needles, signatures=signatures)
     except MalformedBinary as exc:
         binary.error = str(exc) or "malformed"
     except (ValueError, IndexError, KeyError, OverflowError, UnicodeDecodeError, MemoryError) as exc:

@@ -301,19 +301,20 @@ class _Demangler(dict):
 
 
 # ---- entry point ----------------------------------------------------------------------------
-def parse(data: Buffer, needles: Sequence[bytes] = ()) -> list[Slice]:
-    """Facts of each architecture of a Mach-O file, in file (fat header) order."""
+def parse(data: Buffer, needles: Sequence[bytes] = (), *, with_signature: bool = True) -> list[Slice]:
+    """Facts of each architecture of a Mach-O file, in file (fat header) order; without
+    ``with_signature`` the code signatures are not verified."""
     size = len(data)
     if size < 4:
         raise MalformedBinary(f"truncated Mach-O file ({size} bytes)")
     magic = bytes(data[:4])
     if magic in _FAT_MAGIC_BYTES:
-        return _parse_fat(data, size, magic == _FAT_MAGIC_BYTES[1], needles, _Demangler())
-    return [_Image(data, 0, size, "", _Demangler()).parse(needles)]
+        return _parse_fat(data, size, magic == _FAT_MAGIC_BYTES[1], needles, _Demangler(), with_signature)
+    return [_Image(data, 0, size, "", _Demangler()).parse(needles, with_signature=with_signature)]
 
 
 def _parse_fat(data: Buffer, size: int, is64: bool, needles: Sequence[bytes],
-               demangler: _Demangler) -> list[Slice]:
+               demangler: _Demangler, with_signature: bool = True) -> list[Slice]:
     kind = "fat64" if is64 else "fat"
     if size < 8:
         raise MalformedBinary(f"truncated {kind} header ({size} bytes, need 8)")
@@ -355,7 +356,7 @@ def _parse_fat(data: Buffer, size: int, is64: bool, needles: Sequence[bytes],
                       notes=["static archive (ar) slice: its members are not read"])
             s.strings = find_strings(data, needles, offset, offset + length)
         else:  # (a slice that is itself fat is refused there: "nested fat binary")
-            s = _Image(data, offset, length, where + ": ", demangler).parse(needles)
+            s = _Image(data, offset, length, where + ": ", demangler).parse(needles, with_signature=with_signature)
             if s.arch != fat_arch:
                 s.notes.append(f"fat header says {fat_arch}, the slice's own header says {s.arch}")
         if s.arch in seen:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from wheelaudit.ruleset.conditions import Condition, WheelTraits
@@ -589,14 +590,16 @@ def apply_waivers(findings: list[Finding], waivers: list[Waiver], today: _dt.dat
 # Entry point
 
 def evaluate(wheel: Wheel, ruleset: Ruleset | None, *, today: _dt.date | None = None,
-             context: Context | None = None) -> list[Finding]:
+             context: Context | None = None, extra: Sequence[Finding] = ()) -> list[Finding]:
     """All findings for ``wheel``: the scan's own (WA001/WA002), the rules', linkage; waivers applied.
     ``context``: a :class:`Context` of the same wheel and ruleset to evaluate in, when the caller
-    goes on to use it (its dependency resolution and component evidence are made once)."""
-    return _findings(context if context is not None else Context(wheel, ruleset), today)
+    goes on to use it (its dependency resolution and component evidence are made once).
+    ``extra``: findings about the wheel made elsewhere (the release checks, against a baseline),
+    waived with the rest."""
+    return _findings(context if context is not None else Context(wheel, ruleset), today, extra)
 
 
-def _findings(ctx: Context, today: _dt.date | None) -> list[Finding]:
+def _findings(ctx: Context, today: _dt.date | None, extra: Sequence[Finding] = ()) -> list[Finding]:
     wheel, ruleset = ctx.wheel, ctx.ruleset
     # copies: waivers mark findings, and the scanned wheel may be audited again with other rules
     findings: list[Finding] = [dataclasses.replace(f, rule=f.rule or "integrity", waived_by=None) for f in wheel.findings]
@@ -619,6 +622,7 @@ def _findings(ctx: Context, today: _dt.date | None) -> list[Finding]:
         findings += evaluate_consumer(wheel, ruleset)
     findings += check_abi(wheel)  # WA6xx: on by default
     findings += check_limits(wheel, ruleset.limits if ruleset is not None else None)  # WA605
+    findings += [dataclasses.replace(f, waived_by=None) for f in extra]
     if ruleset is not None:
         findings = apply_waivers(findings, ruleset.waivers, today, wheel.traits)
     return findings

@@ -142,6 +142,9 @@ class Interest:
     hints: frozenset[bytes] = frozenset()
     all_mangled: bool = False
     everything: bool = False
+    #: whether the readers verify Mach-O code signatures (WA607 reads the verdict; a baseline
+    #: read for its ABI does not: :mod:`wheelaudit.scan.baseline`)
+    signatures: bool = True
 
     @classmethod
     def of(cls, patterns: Iterable[SymbolPattern]) -> Interest:
@@ -167,12 +170,14 @@ class Interest:
 
     def covers(self, other: Interest) -> bool:
         """Whether tables narrowed for this interest answer every lookup of ``other``."""
+        if other.signatures and not self.signatures:
+            return False
         return self.everything or (other.hints <= self.hints and (self.all_mangled or not other.all_mangled)
                                    and not other.everything)
 
     def __or__(self, other: Interest) -> Interest:
         return Interest(self.hints | other.hints, self.all_mangled or other.all_mangled,
-                        self.everything or other.everything)
+                        self.everything or other.everything, self.signatures or other.signatures)
 
 
 def narrow(table: SymbolTable, interest: Interest, keep_all: bool = False) -> SymbolTable:

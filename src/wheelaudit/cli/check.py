@@ -42,6 +42,13 @@ def add_parser(sub) -> None:
     p.add_argument("--env", nargs="?", const=True, default=None, metavar="PATH_OR_PYTHON",
                    help="audit what is installed, as one install: a site-packages, a venv, or an interpreter's"
                         " path (never run); no value: this interpreter's environment")
+    p.add_argument("--baseline", action="append", nargs="+", metavar="OLD_WHEEL_OR_DIR",
+                   help="the last release's wheels (or another build of this one): each wheel is compared with the "
+                        "baseline wheel of its platform and Python tags: exports, identities, libraries and "
+                        "extension modules that are gone (WA801-WA804); give it after the wheels")
+    p.add_argument("--release", action="store_true",
+                   help="the wheels are one release: one name and version, every platform of [release] platforms, "
+                        "the same modules and libraries on every platform (WA811-WA813)")
     p.set_defaults(run=run)
 
 
@@ -120,7 +127,21 @@ def run(args: argparse.Namespace) -> int:
     from wheelaudit.api import audit_wheels
     from wheelaudit.render import renderer
 
-    report = audit_wheels(wheels, ruleset, select=select, ignore=ignore, fail_on=args.fail_on, severity=severity)
+    baseline = None
+    if args.baseline:
+        from wheelaudit.scan.baseline import scan_abi
+
+        if args.env is not None or args.together:
+            from wheelaudit.cli.common import UsageError
+
+            raise UsageError("--baseline compares wheels with wheels: not with --env or --together")
+        baseline = [scan_abi(p, jobs=args.jobs) for p in expand_inputs([b for group in args.baseline for b in group])]
+    if args.release and (args.env is not None or args.together):
+        from wheelaudit.cli.common import UsageError
+
+        raise UsageError("--release checks a release's wheels against each other: not with --env or --together")
+    report = audit_wheels(wheels, ruleset, select=select, ignore=ignore, fail_on=args.fail_on, severity=severity,
+                          baseline=baseline, release=args.release)
     if args.env is not None:
         report.notes += notes
     if args.find_links:

@@ -17,7 +17,9 @@ def add_parser(sub) -> None:
                                    "(sentinels and owner), data files beside the libraries, and the linkage it needs "
                                    "from outside the wheel, each entry with a comment saying how it was inferred. "
                                    "`wheelaudit check` passes on the same wheel with it.")
-    p.add_argument("wheel", metavar="WHEEL_OR_DIR")
+    p.add_argument("wheel", metavar="WHEEL_OR_DIR", nargs="+",
+                   help="a known-good wheel; several (or a folder of them): the wheels of one release, and rules "
+                        "that hold of all of them, with a [release] table")
     p.add_argument("--output", "-o", metavar="FILE", help="write the rules to FILE instead of standard output")
     add_jobs_option(p)
     add_verbosity_options(p)
@@ -25,11 +27,13 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from wheelaudit.review.init import starter_ruleset
+    from wheelaudit.archive import expand_inputs
+    from wheelaudit.review.init import release_ruleset, starter_ruleset
     from wheelaudit.scan import scan
 
-    wheel = scan(Path(args.wheel), jobs=args.jobs)
-    text = starter_ruleset(wheel)
+    paths = expand_inputs(args.wheel)
+    wheels = [scan(Path(p), jobs=args.jobs) for p in paths]
+    text = starter_ruleset(wheels[0]) if len(wheels) == 1 else release_ruleset(wheels)
     with output_stream(args.output) as out:
         out.write(text)
     return 0

@@ -68,6 +68,7 @@ _FAMILIES = {
     "WA5": "Linkage and platform",
     "WA6": "Python ABI and loadability",
     "WA7": "The C++ consumer surface",
+    "WA8": "The release as a whole (check --baseline, check --release)",
 }
 
 CODES: dict[str, Code] = {
@@ -188,6 +189,32 @@ CODES: dict[str, Code] = {
              "a component with cmake-target ships its owner, but no package config of the wheel declares that "
              "target (or declares it for another library)",
              fix="add the component's target to the wheel's package config, next to the library"),
+        Code("WA801", "export-removed", "error",
+             "a symbol the baseline's library exported is no longer exported by the library of that name "
+             "(error / warning by the two versions, [abi] policy and whether the library is public)",
+             fix="export the symbol again (or a compatible alias), or make the break a major release"),
+        Code("WA802", "identity-changed", "error",
+             "a library that remains changed its identity (SONAME, install name, a PE's DLL name) or a symbol "
+             "lost its version node (error / warning as WA801)",
+             fix="keep the identity and the old version nodes, or make the break a major release"),
+        Code("WA803", "library-or-module-removed", "error",
+             "a shared library or an extension module of the baseline no longer ships under its name (a library "
+             "found elsewhere or renamed is one finding that says where it went; error / warning as WA801)",
+             fix="ship it again under its name (or a shim), or make the break a major release"),
+        Code("WA804", "baseline-wheel-unmatched", "warning",
+             "a baseline wheel has no counterpart among the new wheels (a platform or a Python dropped)",
+             fix="build the wheel for that platform and Python, or announce that it is dropped"),
+        Code("WA811", "release-modules-differ", "warning",
+             "with --release: a Python module, extension module or shared library ships in some of the release's "
+             "wheels and not in others, and no rule declares it platform-specific",
+             fix="ship it everywhere, or declare it platform-specific ([release] only, or a component's when)"),
+        Code("WA812", "release-version-mismatch", "error",
+             "with --release: the wheels disagree on the distribution's name or version",
+             fix="rebuild the stale wheels from the release's tag; upload only wheels of one version"),
+        Code("WA813", "release-platform-missing", "error",
+             "with --release: a platform that [release] platforms lists has no wheel (or one that is not listed "
+             "has one, as a warning)",
+             fix="build the missing platform's wheel (or update [release] platforms)"),
     )
 }
 

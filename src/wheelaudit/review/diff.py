@@ -24,12 +24,16 @@
 
 from __future__ import annotations
 
-import re
+import textwrap
 from dataclasses import dataclass, field
 from typing import Any, Literal, TextIO
 
 from wheelaudit.review.dups import DupGroup, find_duplicates, is_boilerplate, namespace_key, wheel_dict
+from wheelaudit.checks.release.abi import FolderMove, folder_moves, pair_libraries
+from wheelaudit.checks.release.names import (ELF_VERSION as _ELF_VERSION, MACHO_VERSION as _MACHO_VERSION,  # noqa: F401
+                                             _AUDITWHEEL, _DELVEWHEEL, library_stem, unhashed)  # (re-exported)
 from wheelaudit.model.binary import Binary
+from wheelaudit.model.finding import Finding
 from wheelaudit.model.wheel import Wheel
 
 #: file suffixes that are source or metadata, not data that travels with code (diff, init)
@@ -42,36 +46,8 @@ NOT_DATA_SUFFIXES = (".py", ".pyi", ".pyc", ".pyx", ".pxd", ".typed", ".h", ".hp
 
 
 # --------------------------------------------------------------------------------------------
-# Names that repair tools give the libraries they vendor
-
-#: auditwheel: ``<name>-<8 hex>.so[.<version>]``, the hash repeated when a vendored library was
-#: itself vendored before (``libgfortran-040039e1-0352e75f.so.5.0.0``)
-_AUDITWHEEL = re.compile(r"^(?P<stem>.+?)(?P<hash>(?:-[0-9a-f]{8})+)(?P<rest>\.so(?:\.[0-9][0-9.]*)?)$")
-#: delvewheel: ``<name>-<32 hex>.dll``
-_DELVEWHEEL = re.compile(r"^(?P<stem>.+?)(?P<hash>-[0-9a-f]{32})(?P<rest>\.(?:dll|pyd))$", re.IGNORECASE)
-#: a versioned ELF name ``libfoo.so.1.2.3`` and a versioned Mach-O name ``libfoo.1.2.3.dylib``
-_ELF_VERSION = re.compile(r"^(?P<stem>[^/]+?\.so)\.[0-9][0-9.]*$")
-_MACHO_VERSION = re.compile(r"^(?P<stem>[^./]+)\.[0-9][0-9.]*\.dylib$")
-
-
-def unhashed(name: str) -> tuple[str, str | None]:
-    """A library file name without the hash a repair tool put in it, and that tool:
-    ``libXau-154567c4.so.6.0.0`` → (``libXau.so.6.0.0``, ``"auditwheel"``);
-    ``geos-bf067cd6ff74ee0ad5f3ff52c7ef08c9.dll`` → (``geos.dll``, ``"delvewheel"``);
-    any other name → (the name, None)."""
-    for tool, rx in (("auditwheel", _AUDITWHEEL), ("delvewheel", _DELVEWHEEL)):
-        m = rx.match(name)
-        if m:
-            return m["stem"] + m["rest"], tool
-    return name, None
-
-
-def library_stem(name: str) -> str:
-    """The name of a library less repair hash, version and suffix, for pairing the same
-    library across two builds: ``libXau-154567c4.so.6.0.0``, ``libXau.so.6`` and
-    ``libXau.6.0.0.dylib`` → ``libXau``; ``geos-<32 hex>.dll`` → ``geos``;
-    ``_imaging.cpython-311-darwin.so`` → ``_imaging``."""
-    return unhashed(name)[0].split(".", 1)[0]
+# Names that repair tools give the libraries they vendor: the release engine's
+# (wheelaudit.checks.release.names), which pairs libraries for ``check --baseline`` too
 
 
 def glob_escape(text: str) -> str:
@@ -105,31 +81,6 @@ def name_glob(name: str) -> str | None:
     """:func:`name_glob_parts` as one glob: ``libXau-154567c4.so.6.0.0`` → ``libXau-*.so*``."""
     parts = name_glob_parts(name)
     return None if parts is None else parts[0] + parts[1]
-
-
-def _repair_tool(old: Binary, new: Binary) -> str | None:
-    """Which repair tool's naming explains the rename (None: neither name carries a hash)."""
-    tools = {unhashed(old.name)[1], unhashed(new.name)[1]} - {None}
-    if tools:
-        return sorted(t for t in tools if t)[0]
-    if "/.dylibs/" in f"/{old.path}" and "/.dylibs/" in f"/{new.path}":
-        return "delocate"
-    return None
-
-
-def _why_same_library(old: Binary, new: Binary) -> str:
-    """Why two file names are one library: a repair tool's new hash, a new version, or the same
-    extension module under another platform's suffix."""
-    tool = _repair_tool(old, new)
-    if tool in ("auditwheel", "delvewheel"):
-        same_rest = unhashed(old.name)[0] == unhashed(new.name)[0]
-        return f"new {tool} hash" + ("" if same_rest else " and version")
-    if tool == "delocate":
-        return "new version (delocate)"
-    kinds = {"macho" if n.endswith(".dylib") else "elf" if ".so" in n else "other" for n in (old.name, new.name)}
-    if len(kinds) == 1 and any(_ELF_VERSION.match(n) or _MACHO_VERSION.match(n) for n in (old.name, new.name)):
-        return "new version"  # libfoo.so.1 / libfoo.so.2
-    return "same module name"  # _x.cpython-311-darwin.so / _x.cpython-311-x86_64-linux-gnu.so, libfoo.so / libfoo.dylib
 
 
 @dataclass
@@ -229,6 +180,11 @@ class WheelDiff:
     added: list[Binary] = field(default_factory=list)
     removed: list[Binary] = field(default_factory=list)
     renamed: list[Rename] = field(default_factory=list)
+    #: folders whose libraries moved together, file names kept (numpy's core → _core): each one
+    #: line of the text report; their libraries are in ``renamed`` too
+    folders: list[FolderMove] = field(default_factory=list)
+    #: what ``check --baseline`` reports for NEW against OLD (WA801-WA803, default policy)
+    abi: list[Finding] = field(default_factory=list)
     changed: list[LibraryChange] = field(default_factory=list)  # only libraries where something changed
     unchanged: int = 0
     moves: list[OwnerMove] = field(default_factory=list)
@@ -248,7 +204,7 @@ class WheelDiff:
 
     @property
     def empty(self) -> bool:
-        return not (self.added or self.removed or self.renamed or self.changed or self.moves or self.new_dups
+        return not (self.abi or self.added or self.removed or self.renamed or self.changed or self.moves or self.new_dups
                     or self.resolved_dups or self.files_added or self.files_removed)
 
     def owners_moved(self, key: str) -> OwnerMove | None:
@@ -257,40 +213,6 @@ class WheelDiff:
 
 # --------------------------------------------------------------------------------------------
 # Computing it
-
-
-def _identity_base(b: Binary) -> str | None:
-    ident = b.identity
-    return ident.rsplit("/", 1)[-1] if ident else None
-
-
-def _export_set(b: Binary) -> frozenset[str]:
-    return frozenset(x.demangled for s in b.slices for x in s.exports)
-
-
-def _match_renames(removed: list[Binary], added: list[Binary]) -> list[Rename]:
-    out: list[Rename] = []
-    left = list(removed)
-    right = list(added)
-
-    def pair(key, why, unique_left: bool = False) -> None:
-        """Pair each library left with the one library right of the same (non-empty) ``key``."""
-        for b in list(left):
-            k = key(b)
-            if not k:
-                continue
-            same = [a for a in right if key(a) == k]
-            if len(same) == 1 and (not unique_left or sum(key(x) == k for x in left) == 1):
-                out.append(Rename(b.path, same[0].path, why(b, same[0])))
-                left.remove(b)
-                right.remove(same[0])
-
-    # same identity first (the strongest evidence), then the same name but for a repair hash or a
-    # version in the same directory, then the same export set
-    pair(_identity_base, lambda b, _a: f"same identity {b.identity}")
-    pair(lambda b: (b.directory, library_stem(b.name)), _why_same_library, unique_left=True)
-    pair(_export_set, lambda b, _a: f"same exports ({len(_export_set(b))})")
-    return out
 
 
 def _base(path: str) -> str:
@@ -424,17 +346,16 @@ def _data_files(w: Wheel) -> set[str]:
 def diff_wheels(old: Wheel, new: Wheel) -> WheelDiff:
     """What changed from ``old`` to ``new`` (see the module docstring)."""
     d = WheelDiff(old, new)
-    old_libs = {b.path: b for b in old.libraries}
-    new_libs = {b.path: b for b in new.libraries}
-    removed = [b for p, b in old_libs.items() if p not in new_libs]
-    added = [b for p, b in new_libs.items() if p not in old_libs]
-    d.renamed = _match_renames(removed, added)
-    gone = {r.old for r in d.renamed}
-    came = {r.new for r in d.renamed}
-    d.removed = [b for b in removed if b.path not in gone]
-    d.added = [b for b in added if b.path not in came]
-    pairs = [(old_libs[p], new_libs[p]) for p in sorted(old_libs) if p in new_libs]
-    pairs += [(old_libs[r.old], new_libs[r.new]) for r in d.renamed]
+    from wheelaudit.checks.release.baseline import compare
+
+    d.abi = compare(old, new)
+    # (one pairing with check --baseline: wheelaudit.checks.release.abi.pair_libraries)
+    pairing = pair_libraries(old.libraries, new.libraries)
+    d.renamed = [Rename(m.old, m.new, m.why) for _o, _n, m in pairing.moved]
+    d.folders, _rest = folder_moves(m for _o, _n, m in pairing.moved)
+    d.removed = sorted(pairing.removed, key=lambda b: b.path)
+    d.added = sorted(pairing.added, key=lambda b: b.path)
+    pairs = sorted(pairing.same, key=lambda t: t[0].path) + [(o, n) for o, n, _m in pairing.moved]
     renamed_names = {_base(r.old): _base(r.new) for r in d.renamed}
     for o, n in pairs:
         ch = _library_change(o, n, renamed_names)
@@ -522,6 +443,7 @@ def diff_dict(d: WheelDiff) -> dict[str, Any]:
             "added": [{"path": b.path, "size": b.size, "identity": b.identity} for b in d.added],
             "removed": [{"path": b.path, "size": b.size, "identity": b.identity} for b in d.removed],
             "renamed": [{"old": r.old, "new": r.new, "why": r.why} for r in d.renamed],
+            "moved_folders": [{"old": f.old, "new": f.new, "count": len(f.paths)} for f in d.folders],
             "changed": [c.to_dict() for c in d.changed],
         },
         "owners": [m.to_dict() for m in d.moves],
@@ -530,8 +452,25 @@ def diff_dict(d: WheelDiff) -> dict[str, Any]:
     }
 
 
+def whole_paths(paths: list[str], width: int) -> str:
+    """Paths joined by ", " within ``width`` where they fit, and "(+N more)" for the rest: a
+    path is shown whole or not at all (the first one always, whatever its length)."""
+    shown: list[str] = []
+    used = 0
+    for i, p in enumerate(paths):
+        rest = len(paths) - i - 1
+        tail = len(f" (+{rest} more)") if rest else 0
+        need = len(p) + (2 if shown else 0)
+        if shown and used + need + tail > width:
+            break
+        shown.append(p)
+        used += need
+    more = len(paths) - len(shown)
+    return ", ".join(shown) + (f" (+{more} more)" if more else "")
+
+
 def render_text(d: WheelDiff, out: TextIO, color: bool = False, limit: int | None = 20) -> None:
-    from wheelaudit.review.dups import shorten, term_width
+    from wheelaudit.review.dups import term_width
     from wheelaudit.render.text import aside, paint, table
 
     width = term_width()
@@ -551,10 +490,10 @@ def render_text(d: WheelDiff, out: TextIO, color: bool = False, limit: int | Non
     so, sn = d.size_old, d.size_new
     for label, w in (("old", d.old), ("new", d.new)):
         path = str(w.path)
-        room = width - 5
-        if len(path) > room:  # keep the file name: cut the directories
-            path = "…" + path[len(path) - room + 1:]
-        out.write(paint(label, "dim", color) + f"  {path}\n")
+        if len(path) > width - 5 and w.path.parent != w.path:  # the file name, then its folder: both whole
+            out.write(paint(label, "dim", color) + f"  {w.path.name}\n     in {w.path.parent}\n")
+        else:
+            out.write(paint(label, "dim", color) + f"  {path}\n")
     if d.old.tags != d.new.tags:
         out.write(f"tags: {', '.join(d.old.tags) or '-'} → {', '.join(d.new.tags) or '-'}\n")
     if d.old.version != d.new.version:
@@ -566,11 +505,26 @@ def render_text(d: WheelDiff, out: TextIO, color: bool = False, limit: int | Non
         aside(out, paint("no change in libraries, owners, duplicates or data files", "ok", color) + "\n")
         return
 
+    if d.abi:
+        section("Breaks a consumer sees (as check --baseline reports them)")
+        shown, rest = cut(d.abi)
+        for f in shown:
+            style = "error" if f.severity == "error" else "warning"
+            # (wrapped between words: a path is never cut)
+            lines = textwrap.wrap(f"{f.code} {f.severity}  {f.message}", width=width - 2, subsequent_indent="    ",
+                                  break_long_words=False, break_on_hyphens=False)
+            lines[0] = lines[0].replace(f.severity, paint(f.severity, style, color), 1)
+            out.write("".join(f"  {line}\n" for line in lines))
+        more(rest, "breaks")
+
     if d.added or d.removed or d.renamed:
         section("Libraries")
         lines = [f"  removed  {b.path}  ({_size(b.size)})" for b in d.removed]
         lines += [f"  added    {b.path}  ({_size(b.size)})" for b in d.added]
-        for r in d.renamed:
+        in_folders = {old for f in d.folders for old, _new in f.paths}
+        for f in d.folders:
+            lines.append(f"  moved    {f.old or '.'}/ → {f.new or '.'}/  ({len(f.paths)} libraries, file names kept)")
+        for r in (r for r in d.renamed if r.old not in in_folders):
             one = f"  renamed  {r.old} → {_base(r.new)}  ({r.why})"
             if r.old.rsplit("/", 1)[0] == r.new.rsplit("/", 1)[0] and "/" in r.old and len(one) <= width:
                 lines.append(one)  # same directory: the new file name is enough
@@ -597,7 +551,7 @@ def render_text(d: WheelDiff, out: TextIO, color: bool = False, limit: int | Non
         for c in shown:
             out.write(f"  {c.path}\n")
             if c.identity:
-                out.write("      " + shorten(f"identity  {c.identity[0] or '-'} → {c.identity[1] or '-'}", width - 6) + "\n")
+                out.write(f"      identity  {c.identity[0] or '-'} → {c.identity[1] or '-'}\n")  # (never cut: paths)
             if c.archs:
                 out.write(f"      archs     {','.join(c.archs[0]) or '-'} → {','.join(c.archs[1]) or '-'}\n")
             if c.exports[0] != c.exports[1]:
@@ -612,9 +566,9 @@ def render_text(d: WheelDiff, out: TextIO, color: bool = False, limit: int | Non
             out.write(f"  {paint(m.change.ljust(7), style, color)}  {paint(m.key, 'bold', color)}  ({m.kind}"
                       + (f"; {m.evidence}" if m.evidence else "") + ")\n")
             if m.old:
-                out.write("      was  " + shorten(", ".join(m.old), width - 11) + "\n")
+                out.write("      was  " + whole_paths(m.old, width - 11) + "\n")
             if m.new:
-                out.write("      now  " + shorten(", ".join(m.new), width - 11) + "\n")
+                out.write("      now  " + whole_paths(m.new, width - 11) + "\n")
         more(rest, "owners")
     if d.implied:
         out.write("  " + paint(f"({d.implied} namespace{'s' if d.implied != 1 else ''} of the libraries added or removed "
@@ -625,8 +579,9 @@ def render_text(d: WheelDiff, out: TextIO, color: bool = False, limit: int | Non
         for title, groups, style in (("new", d.new_dups, "error"), ("resolved", d.resolved_dups, "ok")):
             shown, rest = cut(groups)
             for g in shown:
-                rest_text = shorten(f"{g.count} symbol{'s' if g.count != 1 else ''} in {', '.join(g.paths)}",
-                                    max(20, width - 6 - len(title) - len(g.strength) - len(g.key)))
+                head = f"{g.count} symbol{'s' if g.count != 1 else ''} in "
+                rest_text = head + whole_paths(g.paths, max(20, width - 6 - len(title) - len(g.strength)
+                                                            - len(g.key) - len(head)))
                 out.write(f"  {paint(title, style, color)}  {g.strength} {paint(g.key, 'bold', color)}: {rest_text}\n")
             more(rest, f"{title} duplicate groups")
 

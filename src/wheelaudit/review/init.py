@@ -487,3 +487,180 @@ def _linkage(wheel: Wheel) -> tuple[list[tuple[str, str]], dict[str, list[str]]]
                             note += f" ({known} ships it: require {known} and use provided-by)"
                         allow.setdefault(_esc(base), note)
     return sorted(allow.items()), provided
+
+
+# --------------------------------------------------------------------------------------------
+# Several wheels of one release
+
+
+def _condition(having: list[Wheel], wheels: list[Wheel]) -> str:
+    """A condition table that holds for exactly the wheels ``having`` among ``wheels``: by os
+    when that tells them apart, else by their platform tags."""
+    oses = sorted({o for w in having for o in w.traits.os})
+    if oses and all(bool(set(w.traits.os) & set(oses)) == (w in having) for w in wheels):
+        return "{ os = " + (_q(oses[0]) if len(oses) == 1 else "[" + ", ".join(_q(o) for o in oses) + "]") + " }"
+    plats = sorted({p for w in having for p in w.platform_tags})
+    return "{ platform = [" + ", ".join(_q(p) for p in plats) + "] }"
+
+
+def _toml_value(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, str):
+        return _q(v)
+    if isinstance(v, list):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{_key(k)} = {_toml_value(x)}" for k, x in v.items()) + " }"
+    raise TypeError(v)
+
+
+def _key(k: str) -> str:
+    return k if k.replace("-", "").replace("_", "").isalnum() else _q(k)
+
+
+def _main_platform(w: Wheel) -> str:
+    """The platform tag a release engineer lists for a wheel: its newest policy / OS version."""
+    from wheelaudit.platforms.tags import parse_platform
+
+    plats = w.platform_tags
+    return max(plats, key=lambda p: (parse_platform(p).version, p)) if plats else "any"
+
+
+def release_ruleset(wheels: list[Wheel]) -> str:
+    """TOML text of a starter ruleset that holds of every wheel of one release: each wheel's
+    starter rules (:func:`starter_ruleset`) merged, what only some wheels have put under a
+    ``when`` that selects them (their os, else their platform tags), the modules and libraries
+    that ship on some platforms only in ``[release] only``, and ``[release] platforms``
+    listing the wheels' platforms. ``check --release`` passes on those wheels with it."""
+    from wheelaudit.checks.release.cohort import contents, wheel_label
+    from wheelaudit.ruleset.load import parse_toml_text
+
+    if len(wheels) == 1:
+        return starter_ruleset(wheels[0])
+    each = [parse_toml_text(starter_ruleset(w), str(w.path)) for w in wheels]
+    lines: list[str] = []
+    w_ = lines.append
+    first = wheels[0]
+    w_(f"# Starter rules for {first.name} {first.version}, inferred by wheelaudit {__version__} from the")
+    w_(f"# {len(wheels)} wheels of one release, each as a known-good wheel:")
+    for w in wheels:
+        w_(f"#   {w.path.name}")
+    w_("# What only some of them have is under a `when` that selects those (or in [release] only).")
+    w_("")
+    w_("version = 1")
+    w_(f"name = {_q(first.name)}")
+
+    # ---- [libraries]: the union of the names; identity "filename" only where every wheel has it
+    libs = [d.get("libraries") for d in each]
+    if any(libs):
+        scope = sorted({s for t in libs if t for s in t.get("scope", [])})
+        expected = list(dict.fromkeys(e for t in libs if t for e in t.get("expected", [])))
+        identity = "filename" if all(t is None or t.get("identity") == "filename" for t in libs) else "off"
+        w_("")
+        w_("# inferred: every wheel's directories and names (a name of one platform's never matches another's)")
+        w_("[libraries]")
+        w_(f"scope = {_toml_value(scope)}")
+        w_("expected = [")
+        for e in expected:
+            w_(f"    {_q(e)},")
+        w_("]")
+        w_(f'identity = "{identity}"' + ("" if identity == "filename" else
+                                          "   # inferred: some shared library's identity differs from its file name"))
+
+    # ---- [[component]]: one per (name, owner); the sentinels every wheel that has it agrees on
+    comps: dict[tuple[str, str], list[tuple[int, dict]]] = {}
+    for i, d in enumerate(each):
+        for c in d.get("component", []):
+            comps.setdefault((c["name"], c.get("owner", "")), []).append((i, c))
+    names_taken: set[str] = set()
+    for (name, owner), found in comps.items():
+        having = [wheels[i] for i, _ in found]
+        common = [s for s in found[0][1]["symbols"] if all(s in c["symbols"] for _, c in found)]
+        groups = [found] if common else [[f] for f in found]  # no sentinel in common: one per wheel
+        for group in groups:
+            syms = common if common else group[0][1]["symbols"]
+            gw = [wheels[i] for i, _ in group] if not common else having
+            cname = _component_name(name, names_taken)
+            w_("")
+            w_("[[component]]")
+            where = "every wheel" if len(gw) == len(wheels) else ", ".join(wheel_label(w) for w in gw)
+            w_(f"# inferred: in {where}")
+            w_(f"name = {_q(cname)}")
+            w_(f"symbols = {_toml_value(syms)}")
+            w_("strong-only = true")
+            if owner:
+                w_(f"owner = {_q(owner)}")
+            if len(gw) == len(wheels):
+                w_("required = true")
+            else:
+                w_(f"when = {_condition(gw, wheels)}")
+
+    # ---- [[file]]: the same rule where every wheel that has it agrees
+    files: dict[str, list[tuple[int, dict]]] = {}
+    for i, d in enumerate(each):
+        for f in d.get("file", []):
+            f = {k: v for k, v in f.items() if k not in ("when", "beside")}
+            files.setdefault(_toml_value(f), []).append((i, f))
+    for _text, found in files.items():
+        f = found[0][1]
+        gw = [wheels[i] for i, _ in found]
+        w_("")
+        w_("[[file]]")
+        w_(f"# inferred: in {'every wheel' if len(gw) == len(wheels) else ', '.join(wheel_label(w) for w in gw)}")
+        name = _component_name(f.get("name", "file"), names_taken)
+        f = {**f, "name": name}
+        for k, v in f.items():
+            w_(f"{_key(k)} = {_toml_value(v)}")
+        if len(gw) != len(wheels):
+            w_(f"when = {_condition(gw, wheels)}")
+
+    # ---- [linkage]: every wheel's externals
+    allow = list(dict.fromkeys(a for d in each for a in d.get("linkage", {}).get("allow-external", [])))
+    provided: dict[str, list[str]] = {}
+    for d in each:
+        for dist, globs in d.get("linkage", {}).get("provided-by", {}).items():
+            for g in globs:
+                if g not in provided.setdefault(dist, []):
+                    provided[dist].append(g)
+    w_("")
+    w_("# inferred: what the libraries of every wheel need from outside it")
+    w_("[linkage]")
+    w_("allow-external = [")
+    for a in allow:
+        w_(f"    {_q(a)},")
+    w_("]")
+    if provided:
+        w_(f"provided-by = {_toml_value(provided)}")
+
+    # ---- [release]
+    per = [contents(w) for w in wheels]
+    only: dict[str, str] = {}
+    for key in sorted(set().union(*per)):
+        having = [w for w, c in zip(wheels, per) if key in c]
+        if len(having) == len(wheels):
+            continue
+        kind, path = next(c[key] for c in per if key in c)
+        glob = _esc(path) if kind == "Python module" else _only_glob(path)
+        only[glob] = _condition(having, wheels)
+    w_("")
+    w_("# inferred: the platforms of the wheels given; modules and libraries that only some of them ship")
+    w_("[release]")
+    w_(f"platforms = {_toml_value(sorted({_main_platform(w) for w in wheels}))}")
+    if only:
+        w_("only = { " + ", ".join(f"{_q(g)} = {c}" for g, c in only.items()) + " }")
+    w_("")
+    return "\n".join(lines)
+
+
+def _only_glob(path: str) -> str:
+    """A glob over a library or extension module's path that any platform's spelling matches:
+    ``pkg/_ext.cpython-311-x86_64-linux-gnu.so`` → ``pkg/_ext.*``; ``pkg/lib/libfoo.so.1`` →
+    ``pkg/lib/*foo.*`` (``foo.dll`` on Windows too)."""
+    d, _, name = path.rpartition("/")
+    stem = library_stem(name)
+    core = stem[3:] if stem.startswith("lib") else stem
+    glob = f"{_esc(core)}.*" if not stem.startswith("lib") else f"*{_esc(core)}.*"
+    return f"{_esc(d)}/{glob}" if d else glob

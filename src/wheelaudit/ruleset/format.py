@@ -46,6 +46,7 @@ KINDS = {
     "condition": "a condition table: platform, os, arch, version, python, name",
     "required": "true, false or a condition table",
     "provided-by": "a table of distribution names and the library globs each provides",
+    "platform-only": "a table of wheel-path globs, each with a condition table: { \"pkg/_mlx*\" = { os = \"macos\" } }",
     "table": "a table",
     "tables": "an array of tables",
 }
@@ -126,6 +127,8 @@ _TABLES = (
         Key("cmake", "table", "how a hand-written CMake package config declares its targets (WA705)", table="cmake"),
         Key("limits", "table", "size budgets (WA605 when one is exceeded)", table="limits"),
         Key("waive", "tables", "a known finding, accepted on purpose", table="waive"),
+        Key("abi", "table", "what check --baseline holds the release to (WA801-WA803)", table="abi"),
+        Key("release", "table", "what check --release expects of one release's wheels (WA811-WA813)", table="release"),
     )),
     Table("libraries", "[libraries]", "every native binary in scope must match one of the expected names (WA101); identity (WA102)", (
         Key("scope", "globs", "the binaries the table is about (default: every native binary of the wheel)"),
@@ -202,6 +205,16 @@ _TABLES = (
         Key("reason", "text", "why the finding is accepted", required=True),
         Key("until", "date", "the last day the waiver holds; past it the waiver lapses (WA004)"),
         Key("when", "condition", "the wheels the waiver applies to; elsewhere it is silent"),
+    )),
+    Table("abi", "[abi]", "what check --baseline holds the release to (WA801-WA803)", (
+        Key("policy", "choice", '"semver" (default: breaks allowed in a major release and a minor one below 1.0), '
+                                '"strict" (every break an error) or "off" (WA801-WA803 off)',
+            choices=("semver", "strict", "off")),
+        Key("public", "globs", "libraries whose exports are the project's promise, besides those the consumer surface names"),
+    )),
+    Table("release", "[release]", "what check --release expects of one release's wheels (WA811-WA813)", (
+        Key("platforms", "strings", "the platform tags each of which needs a wheel (WA813)"),
+        Key("only", "platform-only", "wheel-path globs of modules and libraries that ship on some platforms only, each with its condition (WA811)"),
     )),
     CONDITION,
 )

@@ -50,6 +50,8 @@ __all__ = [
     "BinaryRule",
     "LinkageRule",
     "LimitsRule",
+    "AbiRule",
+    "ReleaseRule",
     "GlobLimit",
     "parse_size",
     "MetadataRule",
@@ -311,6 +313,30 @@ class LimitsRule:
 
 
 @dataclass
+class AbiRule:
+    """``[abi]``: what ``check --baseline`` holds the release to (WA801-WA803)."""
+
+    policy: Literal["semver", "strict", "off"] = "semver"
+    public: list[Glob] = field(default_factory=list)  # library paths whose exports are promised
+    line: int | None = None
+    source: str = "<string>"
+
+    def lists(self, path: str) -> bool:
+        """Whether ``public`` names the library at ``path``."""
+        return any(g.match(path) for g in self.public)
+
+
+@dataclass
+class ReleaseRule:
+    """``[release]``: what ``check --release`` expects of one release's wheels (WA811-WA813)."""
+
+    platforms: list[str] = field(default_factory=list)  # platform tags, each needs a wheel
+    only: list[tuple[Glob, Condition]] = field(default_factory=list)  # platform-specific paths
+    line: int | None = None
+    source: str = "<string>"
+
+
+@dataclass
 class CMakeRule:
     """``[cmake]``: how a hand-written package config declares its targets (WA705)."""
 
@@ -372,6 +398,8 @@ class Ruleset:
     linkage: LinkageRule | None = None
     cmake: CMakeRule | None = None
     limits: LimitsRule | None = None
+    abi: AbiRule | None = None
+    release: ReleaseRule | None = None
     waivers: list[Waiver] = field(default_factory=list)
     #: CLI defaults: codes or prefixes to report only / to drop, and the failing severity.
     select: list[str] | None = None
@@ -1255,6 +1283,46 @@ def _parse_metadata(ctx: _Ctx, i: int, value: dict[str, Any]) -> MetadataRule:
     )
 
 
+def _parse_abi(ctx: _Ctx, value: Any) -> AbiRule:
+    p: KeyPath = ("abi",)
+    if isinstance(value, list):
+        raise ctx.error(p, "expected a table ([abi]), got an array ([[abi]])")
+    t = ctx.table(value, p, TABLES["abi"].names)
+    rule = AbiRule(line=ctx.line(p), source=ctx.source)
+    if "policy" in t:
+        choices = TABLES["abi"].keys[0].choices
+        if t["policy"] not in choices:
+            raise ctx.error(p + ("policy",), f"expected one of {', '.join(map(repr, choices))}, got {_describe(t['policy'])}")
+        rule.policy = t["policy"]
+    if "public" in t:
+        rule.public = ctx.globs(t["public"], p + ("public",))
+    return rule
+
+
+def _parse_release(ctx: _Ctx, value: Any) -> ReleaseRule:
+    p: KeyPath = ("release",)
+    if isinstance(value, list):
+        raise ctx.error(p, "expected a table ([release]), got an array ([[release]])")
+    t = ctx.table(value, p, TABLES["release"].names)
+    rule = ReleaseRule(line=ctx.line(p), source=ctx.source)
+    if "platforms" in t:
+        from wheelaudit.platforms.tags import parse_platform
+
+        rule.platforms = ctx.strings(t["platforms"], p + ("platforms",), "platform tags")
+        for tag in rule.platforms:
+            if parse_platform(tag).os is None:
+                raise ctx.error(p + ("platforms",), f'"{tag}" is not a platform tag wheelaudit knows '
+                                                    '(manylinux_2_28_x86_64, macosx_14_0_arm64, win_amd64, ...)')
+    if "only" in t:
+        only = t["only"]
+        if not isinstance(only, dict):
+            raise ctx.error(p + ("only",), f"expected a table of globs and conditions, got {_describe(only)}")
+        for pattern, cond in only.items():
+            kp = p + ("only", pattern)
+            rule.only.append((ctx.glob(pattern, kp), ctx.condition(cond, kp)))
+    return rule
+
+
 def _parse_linkage(ctx: _Ctx, value: Any) -> LinkageRule:
     if isinstance(value, list):
         raise ctx.error(("linkage",), "expected a table ([linkage]), got an array ([[linkage]])")
@@ -1551,6 +1619,10 @@ def _ruleset(
             pass
     if "cmake" in data:
         rs.cmake = ctx.each_key(("cmake",), data["cmake"], lambda v: _parse_cmake(ctx, v)) or rs.cmake
+    if "abi" in data:
+        rs.abi = ctx.each_key(("abi",), data["abi"], lambda v: _parse_abi(ctx, v)) or rs.abi
+    if "release" in data:
+        rs.release = ctx.each_key(("release",), data["release"], lambda v: _parse_release(ctx, v)) or rs.release
 
     for i, item in entries("waive"):
         w = ctx.each_key(("waive", i), item, lambda v, i=i: _parse_waiver(ctx, i, v))

@@ -4,7 +4,7 @@ into facts, in worker processes (``jobs``) or in this one. ``scan(path) -> Wheel
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -36,7 +36,7 @@ FORCE_WORKERS_ENV = "WHEELAUDIT_FORCE_WORKERS"
 
 def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interest: Interest | None = None,
          jobs: int | None = None, timeout: float | None = None, progress: bool | None = None,
-         source: WheelSource | None = None) -> Wheel:
+         source: WheelSource | None = None, only: Callable[[str], bool] | None = None) -> Wheel:
     """Scan a ``.whl`` or an unpacked/installed tree.
 
     ``strings`` are byte strings to look for in every binary (the `strings` evidence of the
@@ -49,7 +49,8 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
     ``progress``: a bar on standard error (default: when it is a terminal and not a CI run's,
     see :mod:`wheelaudit.scan.progress`). ``source``: the wheel already opened (an installed
     distribution, :mod:`wheelaudit.archive.installed`), whose ``members`` are what is read and
-    ``files()`` what the wheel holds; it is closed here.
+    ``files()`` what the wheel holds; it is closed here. ``only``: read just the members whose
+    path it accepts (RECORD is then not checked: :mod:`wheelaudit.scan.baseline`).
 
     Raises :class:`wheelaudit.archive.NotAWheel` when ``path`` is not a wheel and
     :class:`ScanFailed` when a worker process dies; every other problem (an unreadable binary,
@@ -61,6 +62,9 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
     bound = binary_timeout(timeout)
     p = Path(path)
     with open_wheel(p) if source is None else source as source:
+        files = source.files()
+        if only is not None:  # (the workers read source.members by index)
+            source.members = [m for m in source.members if only(m.path)]
         members = source.members
         total = sum(m.size for m in members)
         if jobs is None:
@@ -79,7 +83,7 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
                     # checks need, so that the work after the pool is only what needs its facts)
                     info = source.info
                     record = source.record_checker()
-                    texts = _read_texts(source, info, pe=_names_pe(members))
+                    texts = _read_texts(source, info, files, pe=_names_pe(members))
                     outcome = pool.run()
             else:
                 info = source.info
@@ -91,10 +95,9 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
             record.check(MemberData(m, read.format, None, read.digest, read.size, read.error))
             if binary is not None:
                 libraries.append(binary)
-        findings = list(info.problems) + record.finish()
+        findings = list(info.problems) + (record.finish() if only is None else [])
         if texts is None:
-            texts = _read_texts(source, info, pe=_names_pe(members))
-        files = source.files()
+            texts = _read_texts(source, info, files, pe=_names_pe(members))
         sizes = {m.path: (m.compressed, m.size) for m in members}
         archive_size = os.stat(p).st_size if source.is_zip else None
         surface = texts.surface
@@ -138,10 +141,9 @@ def _names_pe(members) -> bool:
     return any(m.path.lower().endswith((".dll", ".pyd", ".exe")) for m in members)
 
 
-def _read_texts(source: WheelSource, info, pe: bool) -> _Texts:
-    """The facts the wheel's text files give: its consumer surface and, for a wheel with PE
-    binaries (``pe``), its import-time DLL folders and preloads."""
-    files = source.files()
+def _read_texts(source: WheelSource, info, files: list[str], pe: bool) -> _Texts:
+    """The facts the wheel's text files (of ``files``) give: its consumer surface and, for a
+    wheel with PE binaries (``pe``), its import-time DLL folders and preloads."""
 
     def text_of(member: str) -> str | None:
         return source.read_text(member)[0]

@@ -61,7 +61,10 @@ def read_member(reader: MemberReader, m: Member, needles: tuple[bytes, ...], int
         used = PrecomputedStrings(needles, md.search)
     try:
         with _TimeBound(timeout):
-            binary = read_binary(data, m.path, used)
+            if interest is None or interest.signatures:
+                binary = read_binary(data, m.path, used)
+            else:  # (a baseline read for its ABI: wheelaudit.scan.baseline)
+                binary = read_binary(data, m.path, used, signatures=False)
         return read, (refine(binary, interest) if binary is not None else None)
     except _ParseTimeout:
         return read, timed_out(m.path, md.format, md.size, timeout)
