@@ -96,3 +96,11 @@ def test_selection_and_severity():
     assert parse_severities(["WA502=warning,WA201=warning"]) == {"WA502": "warning", "WA201": "warning"}
     with pytest.raises(CodeError):
         parse_severities({"WA502": "fatal"})
+
+
+def test_every_code_explains_why_it_matters_with_an_example():
+    # `wheelaudit explain CODE` is a pip user's only documentation: a new code comes with its words
+    from wheelaudit.model.codes import explain
+
+    bare = [code for code in CODES if not (explain(code).why and explain(code).example)]
+    assert bare == []
