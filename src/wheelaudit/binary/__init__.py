@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Union
 import mmap
 
+from wheelaudit.children import ForkFailed
 from wheelaudit.model.binary import Binary, Format, Slice
 
 Buffer = Union[bytes, bytearray, memoryview, mmap.mmap]
@@ -101,6 +102,8 @@ def read_binary(data: Buffer, path: str, needles: Sequence[bytes] = ()) -> Binar
         binary.slices = parse(data, fmt, needles)
     except MalformedBinary as exc:
         binary.error = str(exc) or "malformed"
+    except ForkFailed:  # (the machine's fault, not the binary's: the run stops, exit 2)
+        raise
     except (ValueError, IndexError, KeyError, OverflowError, UnicodeDecodeError, MemoryError) as exc:
         # A reader bug on hostile input must still end as a finding, not a crash.
         binary.error = f"unreadable {fmt} file ({type(exc).__name__}: {exc})"
