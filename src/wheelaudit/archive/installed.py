@@ -382,5 +382,5 @@ def _is_native(path: str) -> bool:
             head = fh.read(MAGIC_SIZE)
     except OSError:
         return False
-    return len(head) >= 4 and detect(head) is not None
+    return len(head) >= 4 and detect(head, path) is not None
 

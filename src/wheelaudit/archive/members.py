@@ -191,7 +191,7 @@ class MemberReader:
                 head += piece
                 if len(head) >= MAGIC_SIZE:
                     break
-            fmt = detect(head[:MAGIC_SIZE]) if len(head) >= 4 else None
+            fmt = detect(head[:MAGIC_SIZE], m.path) if len(head) >= 4 else None
             if fmt is not None and m.size > MEMORY_LIMIT:
                 from wheelaudit.binary.strings import StreamSearch
 
