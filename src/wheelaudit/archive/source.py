@@ -93,10 +93,10 @@ def open_wheel(path: str | os.PathLike[str]) -> WheelSource:
     p = Path(path)
     if p.is_dir():
         try:
-            root, members = _tree_members(p)
+            root, members, problems = _tree_members(p)
         except OSError as exc:
             raise NotAWheel(f"{p}: cannot read directory ({exc})") from None
-        return WheelSource(p, root, members, [], set())
+        return WheelSource(p, root, members, problems, set())
     if not p.exists():
         raise NotAWheel(f"{p}: no such file or directory")
     if not p.is_file():
@@ -129,28 +129,47 @@ def _is_zip_sdist(names: list[str]) -> bool:
     return any(n == "PKG-INFO" or (n.count("/") == 1 and n.endswith("/PKG-INFO")) for n in names)
 
 
-def _tree_members(path: Path) -> tuple[Path, list[Member]]:
+def _tree_members(path: Path) -> tuple[Path, list[Member], list[Finding]]:
+    """The regular files of a tree, walked without recursion (any depth), in a stable order. A
+    folder that cannot be listed or an entry that cannot be looked at (no permission, a path past
+    the system's limit) is a WA002 finding: what cannot be audited is never a silent pass."""
     root, only = _dir_root(path)
     members: list[Member] = []
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        rel_dir = Path(dirpath).relative_to(root)
-        if "__pycache__" in rel_dir.parts or (only is not None and rel_dir.parts and rel_dir.parts[0] not in only):
-            dirnames[:] = []
+    problems: list[Finding] = []
+
+    def cannot(rel: str, what: str, exc: OSError) -> None:
+        problems.append(Finding("WA002", f"{rel or '.'}: cannot {what} ({exc.strerror or exc}); what it holds "
+                                "was not audited", subject=rel or ".", paths=[rel] if rel else []))
+
+    stack = [""]  # folders to list, relative to root (POSIX)
+    while stack:
+        rel_dir = stack.pop()
+        try:
+            with os.scandir(os.path.join(root, rel_dir) if rel_dir else root) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            cannot(rel_dir, "list this folder", exc)
             continue
-        dirnames.sort()
-        for fn in sorted(filenames):
-            if only is not None and not rel_dir.parts and fn not in only:
+        subdirs = []
+        for e in entries:
+            rel = f"{rel_dir}/{e.name}" if rel_dir else e.name
+            if only is not None and not rel_dir and e.name not in only:
                 continue
             try:
-                st = Path(dirpath, fn).lstat()
-            except OSError:
+                st = e.stat(follow_symlinks=False)
+            except OSError as exc:
+                cannot(rel, "look at this entry", exc)
                 continue
-            if not stat.S_ISREG(st.st_mode):
-                continue  # links in an installed tree are not wheel members
-            members.append(Member((rel_dir / fn).as_posix(), st.st_size, st.st_size))
-            if len(members) > MAX_MEMBERS:
-                raise NotAWheel(f"{path}: more than {MAX_MEMBERS} files")
-    return root, members
+            if stat.S_ISDIR(st.st_mode):
+                if e.name != "__pycache__":
+                    subdirs.append(rel)
+            elif stat.S_ISREG(st.st_mode):
+                members.append(Member(rel, st.st_size, st.st_size))
+                if len(members) > MAX_MEMBERS:
+                    raise NotAWheel(f"{path}: more than {MAX_MEMBERS} files")
+            # (links in an installed tree are not wheel members)
+        stack.extend(reversed(subdirs))  # (depth first, in name order: as a top-down os.walk)
+    return root, members, problems
 
 
 def _dir_root(path: Path) -> tuple[Path, set[str] | None]:
