@@ -46,8 +46,43 @@ def nest(base: Path, depth: int, name: str = "d") -> None:
         os.close(fd)
 
 
-def test_a_tree_1200_folders_deep_is_walked(tmp_path, capsys):
-    tree = unpacked(tmp_path)
+def unnest(base: Path, name: str = "d") -> None:
+    """Remove what :func:`nest` made, without recursion (pytest's own clean-up recurses)."""
+    fds = [os.open(base, os.O_RDONLY | os.O_DIRECTORY)]
+    while True:
+        try:
+            fds.append(os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fds[-1]))
+        except FileNotFoundError:
+            break
+    try:
+        os.unlink("leaf.so", dir_fd=fds[-1])
+    except FileNotFoundError:
+        pass
+    while len(fds) > 1:
+        os.close(fds.pop())
+        os.rmdir(name, dir_fd=fds[-1])
+    os.close(fds[0])
+
+
+@pytest.fixture
+def deep():
+    """A folder of its own for deep trees, removed without recursion (pytest's clean-up of its
+    temporary folders recurses and would fail on them)."""
+    import shutil
+    import tempfile
+
+    base = Path(tempfile.mkdtemp(prefix="wheelaudit-deep-"))
+    try:
+        yield base
+    finally:
+        pkg = base / "fuzz-1.0" / "pkg"
+        if pkg.exists():
+            unnest(pkg)
+        shutil.rmtree(base)
+
+
+def test_a_tree_1200_folders_deep_is_walked(capsys, deep):
+    tree = unpacked(deep)
     nest(tree / "pkg", 1200)
     rc = main(["check", str(tree), "--format", "json"])
     out, err = capsys.readouterr()
@@ -56,8 +91,8 @@ def test_a_tree_1200_folders_deep_is_walked(tmp_path, capsys):
     assert "leaf.so" in out
 
 
-def test_a_folder_past_the_path_length_limit_is_a_finding(tmp_path, capsys):
-    tree = unpacked(tmp_path)
+def test_a_folder_past_the_path_length_limit_is_a_finding(capsys, deep):
+    tree = unpacked(deep)
     nest(tree / "pkg", 2200)  # 4,400 characters: past PATH_MAX (4,096)
     rc = main(["check", str(tree), "--select", "WA002"])
     out, err = capsys.readouterr()
