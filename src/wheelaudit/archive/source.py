@@ -172,18 +172,40 @@ def _tree_members(path: Path) -> tuple[Path, list[Member], list[Finding]]:
     return root, members, problems
 
 
+def read_small_file(path: Path, limit: int) -> bytes | None:
+    """The bytes of ``path`` when it is a regular file (links followed) of at most ``limit``
+    bytes, else None. Never blocks (a FIFO, a device such as ``/dev/zero``, are not regular files,
+    and the file is opened non-blocking) and never reads more than ``limit`` bytes (a sparse file
+    that claims gigabytes is refused by its size)."""
+    try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
+            return None
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):  # (swapped since the first look)
+                return None
+            with os.fdopen(fd, "rb", closefd=False) as fh:
+                data = fh.read(limit + 1)
+        finally:
+            os.close(fd)
+    except OSError:
+        return None
+    return data if len(data) <= limit else None
+
+
 def _dir_root(path: Path) -> tuple[Path, set[str] | None]:
     """The tree to scan, and (for an installed package) the top-level names that belong to it."""
     if any(p.suffix == ".dist-info" for p in path.iterdir() if p.is_dir()):
         return path, None
     parent = path.parent
     for dist in sorted(parent.glob("*.dist-info")):
-        record = dist / "RECORD"
-        if not record.is_file():
+        raw = read_small_file(dist / "RECORD", RECORD_LIMIT)
+        if raw is None:
             continue
         try:
-            tops = {p.split("/", 1)[0] for p in parse_record(record.read_text("utf-8", "replace"))}
-        except (OSError, ValueError):
+            tops = {p.split("/", 1)[0] for p in parse_record(raw.decode("utf-8", "replace"))}
+        except ValueError:
             continue
         if path.name in tops:
             # the distribution's files are every top-level entry its RECORD lists (numpy and
