@@ -98,3 +98,67 @@ def test_a_folder_past_the_path_length_limit_is_a_finding(capsys, deep):
     out, err = capsys.readouterr()
     assert rc == 1, err
     assert "(File name too long); what it holds was not audited" in out, out[-300:]
+
+
+def test_a_stray_dist_info_does_not_hide_the_wheels_beside_it(tmp_path, capsys):
+    dist = tmp_path / "dist"
+    dist.mkdir()
+    (dist / f"fuzz-1.0-{TAG}.whl").write_bytes(tiny_wheel([("pkg/__init__.py", b"")], tag=TAG))
+    (dist / "x.dist-info").mkdir()
+    (dist / "x.dist-info" / "RECORD").write_text("")
+    rc = main(["check", str(dist)])
+    out, err = capsys.readouterr()
+    assert rc == 2, out + err  # never "dist: OK" from the stray folder alone
+    assert "both a folder of wheels and an unpacked wheel" in err, err
+
+
+# ---- wheels pip refuses to install do not pass ------------------------------------------------
+
+
+def _wheel_without(tmp_path: Path, drop: str = "", dist: str = "fuzz-1.0", wheel_text: bytes | None = None) -> Path:
+    from fuzz.mutate import record_hash, wheel_entries, zip_bytes
+
+    entries = [e for e in wheel_entries([("pkg/__init__.py", b"")], dist=dist, tag=TAG)
+               if not (drop and e.name.endswith(drop.encode()))]
+    if wheel_text is not None:
+        for e in entries:
+            if e.name.endswith(b"/WHEEL"):
+                e.data = wheel_text
+    rows = "".join(f"{e.name.decode()},{record_hash(e.data)},{len(e.data)}\n" for e in entries
+                   if not e.name.endswith(b"/RECORD"))
+    for e in entries:
+        if e.name.endswith(b"/RECORD"):
+            e.data = (rows + f"{dist}.dist-info/RECORD,,\n").encode()
+    p = tmp_path / f"fuzz-1.0-{TAG}.whl"
+    p.write_bytes(zip_bytes(entries))
+    return p
+
+
+@pytest.mark.parametrize("case, expect", [
+    ("no WHEEL", "WHEEL is missing"),
+    ("no METADATA", "METADATA is missing"),
+    ("another project's dist-info", "is for 'other'"),
+    ("WHEEL without Wheel-Version", "has no Wheel-Version"),
+    ("Wheel-Version 2.0", "says Wheel-Version 2.0"),
+])
+def test_a_wheel_pip_refuses_is_wa002(tmp_path, capsys, case, expect):
+    if case == "no WHEEL":
+        whl = _wheel_without(tmp_path, "/WHEEL")
+    elif case == "no METADATA":
+        whl = _wheel_without(tmp_path, "/METADATA")
+    elif case == "another project's dist-info":
+        whl = _wheel_without(tmp_path, dist="other-1.0")
+    elif case == "WHEEL without Wheel-Version":
+        whl = _wheel_without(tmp_path, wheel_text=f"Root-Is-Purelib: false\nTag: {TAG}\n".encode())
+    else:
+        whl = _wheel_without(tmp_path, wheel_text=f"Wheel-Version: 2.0\nRoot-Is-Purelib: false\nTag: {TAG}\n".encode())
+    rc = main(["check", str(whl), "--select", "WA002"])
+    out, err = capsys.readouterr()
+    assert rc == 1, out + err
+    assert expect in out and "pip refuses" in out, out
+
+
+def test_a_good_wheel_is_not_refused(tmp_path, capsys):
+    rc = main(["check", str(_wheel_without(tmp_path)), "--select", "WA002"])
+    out, err = capsys.readouterr()
+    assert rc == 0, out + err

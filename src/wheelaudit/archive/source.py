@@ -215,6 +215,18 @@ def _dir_root(path: Path) -> tuple[Path, set[str] | None]:
                     "neither an unpacked wheel nor an installed package")
 
 
+def _record_lists(dist_info: Path, names: list[str]) -> bool:
+    """Whether the RECORD of ``dist_info`` lists each of ``names`` (files at the tree's top)."""
+    raw = read_small_file(dist_info / "RECORD", RECORD_LIMIT)
+    if raw is None:
+        return False
+    try:
+        listed = set(parse_record(raw.decode("utf-8", "replace")))
+    except ValueError:
+        return False
+    return all(n in listed for n in names)
+
+
 def expand_inputs(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
     """The wheels that command-line paths mean: a folder that holds ``.whl`` files and is not
     itself a wheel (no ``*.dist-info`` inside, which an unpacked or installed tree has) means
@@ -222,9 +234,20 @@ def expand_inputs(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
     out: list[Path] = []
     for raw in paths:
         p = Path(raw)
-        if p.is_dir() and not any(c.suffix == ".dist-info" and c.is_dir() for c in p.iterdir()):
-            wheels = sorted(c for c in p.iterdir() if c.suffix == ".whl" and c.is_file())
-            if wheels:
+        if p.is_dir():
+            try:
+                children = sorted(p.iterdir())
+            except OSError as exc:
+                raise NotAWheel(f"{p}: cannot read directory ({exc.strerror or exc})") from None
+            wheels = [c for c in children if c.suffix == ".whl" and c.is_file()]
+            trees = [c.name for c in children if c.suffix == ".dist-info" and c.is_dir()]
+            if wheels and trees and not _record_lists(p / trees[0], [w.name for w in wheels]):
+                # (a stray .dist-info must not hide the wheels beside it; an unpacked wheel that
+                # ships .whl files lists them in its RECORD)
+                raise NotAWheel(f"{p}: holds wheels ({wheels[0].name}{', ...' if len(wheels) > 1 else ''}) and "
+                                f"{trees[0]}, whose RECORD does not list them: it is both a folder of wheels and "
+                                "an unpacked wheel; name the wheels one by one, or remove the stray folder")
+            if wheels and not trees:
                 out.extend(wheels)
                 continue
         out.append(p)
