@@ -552,3 +552,23 @@ def test_a_highly_compressible_member_of_any_size_is_read(tmp_path, capsys):
         zf.writestr("fuzz-1.0.dist-info/RECORD", rows + "fuzz-1.0.dist-info/RECORD,,\n")
     rc, out, _ = check(p, capsys, "--select", "WA002")
     assert rc == 0 and findings(out) == [], out
+
+
+def test_a_record_of_phantom_files_is_one_bounded_finding(tmp_path, capsys):
+    """RECORD lists 200,000 files the wheel does not have: one WA002 that counts them, a report
+    of bounded size (it grew by about 300 bytes a row: 624 MB for 2,000,000)."""
+    from fuzz.mutate import wheel_entries
+
+    n = 200_000
+    entries = wheel_entries([("pkg/__init__.py", b"")])
+    record = next(e for e in entries if e.name.endswith(b"RECORD"))
+    record.data += "".join(f"p/{i:07d},,\n" for i in range(n)).encode()
+    path = write(tmp_path, zip_bytes(entries))
+    tracemalloc.start()
+    rc, out, _ = check(path, capsys, "--format", "json", seconds=60)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert rc == 1
+    assert len(out) < 1 << 20, len(out)
+    assert f"RECORD lists {n} files that the wheel does not contain" in out
+    assert peak < 256 << 20, peak

@@ -5,12 +5,16 @@ from __future__ import annotations
 import csv
 import io
 
-from wheelaudit.model.finding import Finding
+from wheelaudit.model.finding import Finding, examples
 from wheelaudit.archive.members import MemberData
 from wheelaudit.archive.names import unsafe_member_name
 
 #: the largest RECORD read (about 500,000 rows)
 RECORD_LIMIT = 64 << 20
+#: files RECORD lists and the wheel lacks, each a finding up to this many; past it, one finding
+#: counts them and carries the first MAX_MISSING_PATHS paths
+MAX_MISSING_NAMED = 20
+MAX_MISSING_PATHS = 1000
 
 
 def parse_record(text: str) -> dict[str, tuple[str, str]]:
@@ -98,7 +102,14 @@ class RecordChecker:
         if self.rows is not None:
             missing = [p for p in self.rows if p not in self.seen and not p.endswith("/") and unsafe_member_name(p) is None
                        and not (p.endswith(".pyc") and "__pycache__" in p)]
-            for p in sorted(missing):
-                self.findings.append(Finding("WA002", f"RECORD lists {p}, which the wheel does not contain",
-                                             subject=p, paths=[p]))
+            missing.sort()
+            if len(missing) <= MAX_MISSING_NAMED:
+                for p in missing:
+                    self.findings.append(Finding("WA002", f"RECORD lists {p}, which the wheel does not contain",
+                                                 subject=p, paths=[p]))
+            else:  # (one finding, whatever the count: a RECORD of phantom rows cannot flood the report)
+                where = f"{self.dist_info}/RECORD" if self.dist_info else "*.dist-info/RECORD"
+                self.findings.append(Finding(
+                    "WA002", f"RECORD lists {len(missing)} files that the wheel does not contain: "
+                    f"{examples(missing, 5)}", subject=where, paths=missing[:MAX_MISSING_PATHS]))
         return self.findings
