@@ -162,3 +162,25 @@ def test_a_good_wheel_is_not_refused(tmp_path, capsys):
     rc = main(["check", str(_wheel_without(tmp_path)), "--select", "WA002"])
     out, err = capsys.readouterr()
     assert rc == 0, out + err
+
+
+def test_a_large_sparse_binary_in_a_tree_is_mapped_not_copied(tmp_path):
+    """A tree's native file over the in-memory limit (64 MiB; here a sparse 96 MiB ELF) is
+    mapped from its own file: no temporary copy (it was spooled whole: 4 GiB of temporary disk
+    for a sparse 4 GiB file). Run with a file-size limit of 1 MiB, which a copy would exceed."""
+    import resource
+    import subprocess
+
+    tree = unpacked(tmp_path)
+    big = tree / "pkg" / "libbig.so"
+    with open(big, "wb") as fh:
+        fh.write(b"\x7fELF\x02\x01\x01" + bytes(57))
+        fh.truncate(96 << 20)
+
+    def one_mib() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))
+
+    p = subprocess.run([sys.executable, "-m", "wheelaudit", "check", str(tree), "--jobs", "1", "--select", "WA001"],
+                       capture_output=True, text=True, timeout=300, preexec_fn=one_mib)
+    assert p.returncode == 1, (p.returncode, p.stderr[-500:])  # (the truncated ELF: WA001)
+    assert "pkg/libbig.so" in p.stdout and "Traceback" not in p.stderr

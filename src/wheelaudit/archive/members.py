@@ -193,7 +193,7 @@ class MemberReader:
         it = self.chunks(m)
         head = b""
         kept: bytearray | None = None
-        spool = search = None
+        spool = search = mapped = None
         fmt = None
         try:
             for piece in it:
@@ -205,7 +205,10 @@ class MemberReader:
                 from wheelaudit.binary.strings import StreamSearch
 
                 search = StreamSearch(needles, fat_regions(head, m.size)) if needles else None
-                spool = tempfile.TemporaryFile(prefix="wheelaudit-")  # noqa: SIM115 - closed by the map
+                if self.root is not None:  # (a tree's file is mapped itself: nothing is copied)
+                    mapped = open(self.root / m.path, "rb")  # noqa: SIM115 - closed by the map
+                else:
+                    spool = tempfile.TemporaryFile(prefix="wheelaudit-")  # noqa: SIM115 - closed by the map
             elif fmt is not None:
                 kept = bytearray()
 
@@ -225,10 +228,22 @@ class MemberReader:
                     if progress is not None:
                         progress(len(piece))
         except MemberError as exc:
-            if spool is not None:
-                spool.close()
+            for fh in (spool, mapped):
+                if fh is not None:
+                    fh.close()
             return MemberData(m, fmt, None, record_hash(sha.digest()), size, str(exc))
+        except OSError as exc:
+            for fh in (spool, mapped):
+                if fh is not None:
+                    fh.close()
+            return MemberData(m, fmt, None, record_hash(sha.digest()), size, f"cannot read: {exc.strerror or exc}")
         data: object | None = kept
+        if mapped is not None:
+            if size:
+                data = SpooledMap(mapped)
+            else:
+                mapped.close()
+                data = b""
         if spool is not None:
             spool.flush()
             if size:
