@@ -242,7 +242,7 @@ def guarded_wheel(tmp_path: Path, names: list[str]) -> Path:
                        check=True)
         members.append((f"x/{lib}.so", so.read_bytes()))
     wheel = tmp_path / "x-1.0-cp311-cp311-manylinux_2_28_x86_64.whl"
-    wheel.write_bytes(tiny_wheel(members, tag="cp311-cp311-manylinux_2_28_x86_64"))
+    wheel.write_bytes(tiny_wheel(members, tag="cp311-cp311-manylinux_2_28_x86_64", dist="x-1.0"))
     return wheel
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import io
 
-from wheelaudit.model.finding import Finding, examples
+from wheelaudit.model.finding import Finding
 from wheelaudit.archive.members import MemberData
 from wheelaudit.archive.names import unsafe_member_name
 
@@ -24,10 +24,12 @@ def parse_record(text: str) -> dict[str, tuple[str, str]]:
     """
     rows: dict[str, tuple[str, str]] = {}
     reader = csv.reader(io.StringIO(text))
+    empty = ("", "")  # (one tuple for every row without hash and size: a RECORD of such rows stays small)
     try:
         for row in reader:
             if row:
-                rows[row[0]] = (row[1] if len(row) > 1 else "", row[2] if len(row) > 2 else "")
+                value = (row[1] if len(row) > 1 else "", row[2] if len(row) > 2 else "")
+                rows[row[0]] = empty if value == empty else value
     except csv.Error as exc:
         raise ValueError(f"line {reader.line_num}: {exc}") from None
     return rows
@@ -111,5 +113,6 @@ class RecordChecker:
                 where = f"{self.dist_info}/RECORD" if self.dist_info else "*.dist-info/RECORD"
                 self.findings.append(Finding(
                     "WA002", f"RECORD lists {len(missing)} files that the wheel does not contain: "
-                    f"{examples(missing, 5)}", subject=where, paths=missing[:MAX_MISSING_PATHS]))
+                    f"{', '.join(missing[:5])} (+{len(missing) - 5} more)", subject=where,
+                    paths=missing[:MAX_MISSING_PATHS]))
         return self.findings
