@@ -5,7 +5,8 @@ Both forks (the scan pool's workers, ``scan/pool.py``; the guarded demangler's w
 :func:`spawn`. Invariants, whatever the parent's way out (a normal end, a signal, SIGKILL, a
 worker's ``os._exit``):
 
-* A child ends with its parent. Each child gets a life pipe whose only write end the parent
+* A child ends with its parent. A child that leaves (its work done, or failed) first kills and
+  reaps its own children. Each child gets a life pipe whose only write end the parent
   holds; a thread of the child waits on the read end and ends the child when it reads
   end-of-file (the parent is gone, however it went). No exit handler, no signal and no process
   table scan is needed, so this also holds through a chain (a child's child ends with the child).
@@ -39,6 +40,8 @@ STOP_SIGNALS = {getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if h
 
 #: descriptors this process holds for its children (closed in every new child)
 _held: set[int] = set()
+#: this process's children not yet reaped (a child ends its own before it leaves)
+_live: list[Child] = []
 
 
 class ForkFailed(Exception):
@@ -73,6 +76,8 @@ class Child:
 
     def kill(self) -> None:
         """Kill and reap the child (if it still runs); close its life pipe."""
+        if self in _live:
+            _live.remove(self)
         if self.status is None:
             try:
                 os.kill(self.pid, signal.SIGKILL)
@@ -84,6 +89,8 @@ class Child:
 
     def reap(self) -> None:
         """Wait for the child's end (it must be ending: killed, or its work pipe closed)."""
+        if self in _live:
+            _live.remove(self)
         if self.status is None:
             try:
                 self.status = os.waitpid(self.pid, 0)[1]
@@ -101,6 +108,8 @@ class Child:
             pid, status = self.pid, 0
         if pid:
             self.status = status
+            if self in _live:
+                _live.remove(self)
             close(self.life_w)
             self.life_w = -1
         return self.status is None
@@ -138,6 +147,7 @@ def spawn(target: Callable[[], None], keep: Iterable[int] = ()) -> Child:
                 for fd in _held - keep:
                     close(fd)
                 os.close(life_w)
+                _live.clear()  # (the parent's children are not this one's)
                 _held.clear()  # (this child's own children are to close what it keeps)
                 hold(life_r, *keep)
                 _quiet()
@@ -147,10 +157,17 @@ def spawn(target: Callable[[], None], keep: Iterable[int] = ()) -> Child:
             except BaseException:  # noqa: BLE001 - the parent sees the exit status
                 pass
             finally:
+                for c in list(_live):  # (its own children end and are reaped first: no orphan)
+                    try:
+                        c.kill()
+                    except BaseException:  # noqa: BLE001 - leaving anyway; they end by their life pipe
+                        pass
                 os._exit(code)  # (a forked child never runs the parent's exit handlers)
         os.close(life_r)
         hold(life_w)
-        return Child(pid, life_w)
+        child = Child(pid, life_w)
+        _live.append(child)
+        return child
     finally:
         if blocked is not None:
             signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
