@@ -572,3 +572,16 @@ def test_a_record_of_phantom_files_is_one_bounded_finding(tmp_path, capsys):
     assert len(out) < 1 << 20, len(out)
     assert f"RECORD lists {n} files that the wheel does not contain" in out
     assert peak < 256 << 20, peak
+
+
+def test_many_hidden_local_headers_are_named_up_to_a_bound(tmp_path, capsys):
+    hidden = b""
+    for i in range(50):
+        one = zip_bytes([Entry(f"pkg/_evil{i}.so".encode(), ELF)])
+        hidden += one[:one.index(b"PK\x01\x02")]
+    data = hidden + zip_bytes(wheel_entries([("pkg/__init__.py", b"")]))
+    rc, out, _ = check(write(tmp_path, data), capsys)
+    assert rc == 1
+    named = [f for f in findings(out) if "is not listed in the central directory" in f]
+    assert len(named) == 20, named
+    assert any(f.startswith("30 more local headers are not listed") for f in findings(out)), findings(out)
