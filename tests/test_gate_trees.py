@@ -184,3 +184,33 @@ def test_a_large_sparse_binary_in_a_tree_is_mapped_not_copied(tmp_path):
                        capture_output=True, text=True, timeout=300, preexec_fn=one_mib)
     assert p.returncode == 1, (p.returncode, p.stderr[-500:])  # (the truncated ELF: WA001)
     assert "pkg/libbig.so" in p.stdout and "Traceback" not in p.stderr
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root lists a folder whatever its mode")
+def test_an_unreadable_folder_is_a_finding(tmp_path, capsys):
+    tree = unpacked(tmp_path, members=(("pkg/__init__.py", b""), ("pkg/sub/lib.so", b"\x7fELF" + bytes(60))))
+    (tree / "pkg" / "sub").chmod(0)
+    try:
+        rc = main(["check", str(tree), "--select", "WA002"])
+    finally:
+        (tree / "pkg" / "sub").chmod(0o755)
+    out, err = capsys.readouterr()
+    assert rc == 1, err
+    assert "pkg/sub: cannot list this folder" in out, out
+
+
+def test_an_environment_folder_that_cannot_be_listed_is_a_finding(capsys, deep):
+    """--env looks for native binaries no RECORD lists; a folder it cannot list (here past
+    PATH_MAX) is said, never skipped in silence."""
+    site = deep / "fuzz-1.0"
+    (site / "pkg").mkdir(parents=True)
+    (site / "pkg" / "__init__.py").write_text("")
+    di = site / "pkg-1.0.dist-info"
+    di.mkdir()
+    (di / "METADATA").write_text("Metadata-Version: 2.1\nName: pkg\nVersion: 1.0\n")
+    (di / "RECORD").write_text("pkg/__init__.py,,\npkg-1.0.dist-info/METADATA,,\npkg-1.0.dist-info/RECORD,,\n")
+    nest(site / "pkg", 2200)
+    rc = main(["check", "--env", str(site), "-q"])
+    out, err = capsys.readouterr()
+    assert rc == 1, err
+    assert "cannot be listed, so what it holds is not audited" in out, out[-500:]

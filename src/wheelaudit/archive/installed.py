@@ -424,6 +424,7 @@ def unlisted_native(site: Site, dists: list[InstalledDist], limit: int = 500_000
         listed.update(m.path for m in d.all_members)
         listed.update(d.record)
     found: list[str] = []
+    unlistable: list[str] = []
     seen = 0
     stack = [""]
     while stack and seen < limit:
@@ -431,8 +432,9 @@ def unlisted_native(site: Site, dists: list[InstalledDist], limit: int = 500_000
         try:
             with os.scandir(site.path / rel_dir if rel_dir else site.path) as it:
                 entries = sorted(it, key=lambda e: e.name)
-        except OSError:
-            continue  # (not a folder of this site, or gone: the RECORD checks say what is missing)
+        except OSError as exc:  # (what cannot be listed cannot be audited: said, never dropped)
+            unlistable.append(f"{rel_dir or '.'} ({exc.strerror or exc})")
+            continue
         subdirs = []
         for e in entries:
             seen += 1
@@ -452,6 +454,10 @@ def unlisted_native(site: Site, dists: list[InstalledDist], limit: int = 500_000
             "WA002", f"{len(found)} native binar{'ies' if len(found) != 1 else 'y'} in {site.path} that no RECORD "
             f"lists: {examples(found, 5)} (copied in or swapped after installing, or "
             "a RECORD that omits it): not audited", subject=found[0], paths=found[:1000]))
+    if unlistable:
+        out.append(Finding("WA002", f"{site.path}: {len(unlistable)} folder{'s' if len(unlistable) != 1 else ''} "
+                           f"cannot be listed, so what {'they hold' if len(unlistable) != 1 else 'it holds'} is not "
+                           f"audited: {examples(unlistable, 3)}", subject=str(site.path)))
     if stack and seen >= limit:
         out.append(Finding("WA002", f"{site.path}: more than {limit} entries; the "
                            "search for native binaries no RECORD lists stopped there", subject=str(site.path)))
