@@ -57,3 +57,11 @@ def test_inspect_shows_the_name_escaped(evil_wheel, capsys):
     out, _ = capsys.readouterr()
     assert "dep libx.so\\n::error title=pwned::owned\\x1b[2J\\u202e" in out
     assert "\x1b" not in out and not any(ln.startswith("::") for ln in out.splitlines())
+
+
+@pytest.mark.parametrize("cmd", [["owners", "entry"], ["dups"], ["diff"]])
+def test_the_other_commands_show_names_escaped(evil_wheel, capsys, cmd):
+    args = [*cmd, str(evil_wheel)] + ([str(evil_wheel)] if cmd == ["diff"] else [])
+    main(args)
+    out, _ = capsys.readouterr()
+    assert "\x1b" not in out and not any(ln.lstrip().startswith("::error") for ln in out.splitlines()), out

@@ -63,7 +63,9 @@ def human_size(n: int) -> str:
 
 
 def table(rows: list[list[str]], header: list[str]) -> list[str]:
-    """Left-aligned columns; the last column is not padded."""
+    """Left-aligned columns; the last column is not padded. Cells are :func:`visible` (names from
+    a wheel: one line each)."""
+    rows = [[visible(c) for c in r] for r in rows]
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     lines = []
     for r in [header, *rows]:
