@@ -279,12 +279,57 @@ def test_a_native_file_changed_after_install_is_wa002(sites, tmp_path):
     assert any("torch/lib/libtorch.so: hash" in m and "does not match RECORD" in m for m in msgs), msgs
 
 
-def test_a_distribution_without_record_is_skipped_with_a_note(sites, tmp_path):
+@pytest.mark.parametrize("how", ["missing", "a link", "over its size limit", "omits the library"])
+@pytest.mark.parametrize("fmt", ["text -q", "github", "sarif"])
+def test_a_distribution_that_cannot_be_audited_is_wa002(sites, tmp_path, how, fmt):
+    """What cannot be audited is a finding (exit 1) in every output, -q included, never a note
+    alone and never a pass."""
     site = site_copy(sites, "linux", tmp_path)
-    (site / "sklearnomp-1.0.dist-info" / "RECORD").unlink()
-    code, out, err = wheelaudit("check", "--env", site, "--rules", RUNTIMES, "--select", "WA201")
-    assert code == 0, out + err  # one OpenMP left to see
-    assert "note: " in out and "sklearnomp-1.0.dist-info: skipped, it has no RECORD" in out
+    record = site / "sklearnomp-1.0.dist-info" / "RECORD"
+    if how == "missing":
+        record.unlink()
+    elif how == "a link":
+        record.rename(tmp_path / "RECORD")
+        record.symlink_to(tmp_path / "RECORD")
+    elif how == "over its size limit":
+        with open(record, "r+b") as fh:  # (sparse: no disk used)
+            fh.truncate((64 << 20) + 1)
+    else:
+        record.write_text("".join(ln + "\n" for ln in record.read_text().splitlines() if ".so" not in ln))
+    args = ["-q"] if fmt == "text -q" else ["--format", fmt]
+    code, out, err = wheelaudit("check", "--env", site, "--rules", RUNTIMES, *args)
+    assert code == 1, out + err
+    if how == "omits the library":
+        assert "no RECORD lists" in out and "sklearnomp" in out, out
+    else:
+        assert "sklearnomp-1.0.dist-info is not audited" in out, out
+    assert "WA002" in out
+
+
+@pytest.mark.parametrize("cfg", ["fifo", "/dev/zero", "sparse"])
+def test_a_hostile_pyvenv_cfg_neither_blocks_nor_is_read_whole(sites, tmp_path, cfg):
+    """The venv's pyvenv.cfg is a FIFO (a read would wait forever), a link to /dev/zero (endless)
+    or a sparse file of 4 GiB: it is not read, and the run goes on (in a process of its own, so
+    that a regression hangs that process, not the suite)."""
+    import resource
+
+    prefix = tmp_path / "venv"
+    shutil.copytree(sites["linux"], prefix / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages")
+    if cfg == "fifo":
+        os.mkfifo(prefix / "pyvenv.cfg")
+    elif cfg == "/dev/zero":
+        (prefix / "pyvenv.cfg").symlink_to("/dev/zero")
+    else:
+        with open(prefix / "pyvenv.cfg", "wb") as fh:
+            fh.truncate(4 << 30)
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+    proc = subprocess.run([sys.executable, "-m", "wheelaudit", "check", "--env", str(prefix), "--select", "WA002"],
+                          capture_output=True, text=True, timeout=120, preexec_fn=limit)
+    assert proc.returncode in (0, 1), proc.stderr
+    assert "Traceback" not in proc.stderr and "linux" not in proc.stderr, proc.stderr
 
 
 def test_two_versions_of_one_distribution(sites, tmp_path):
@@ -308,12 +353,12 @@ def test_a_hostile_record_reads_nothing_outside(sites, tmp_path):
     os.mkfifo(site / "alpha" / "pipe")
     (site / "junk-1.0.dist-info").mkdir()
     (site / "junk-1.0.dist-info" / "RECORD").write_bytes(b'"' + b"x" * 200_000 + b'",,\n')  # (over csv's field limit)
-    code, out, err = wheelaudit("check", "--env", site, "--rules", RUNTIMES, "--select", "WA201")
+    code, out, err = wheelaudit("check", "--env", site, "--rules", RUNTIMES, "--select", "WA201,WA002")
     assert code == 1 and not err, err
     assert "note: alpha-1.0.dist-info: 2 RECORD paths outside the install prefix" in out
     assert "/etc/passwd" in out and "../../../../../../etc/shadow" in out
     assert "note: alpha-1.0.dist-info: 2 RECORD paths not a regular file (a link?) not read: alpha, alpha/pipe" in out
-    assert "junk-1.0.dist-info: skipped" in out
+    assert "junk-1.0.dist-info is not audited" in out
 
 
 def test_only_native_files_are_read(sites, tmp_path):

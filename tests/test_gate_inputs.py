@@ -138,11 +138,15 @@ def test_a_folder_without_wheels_or_dist_info_is_still_not_a_wheel(tmp_path):
 
 
 def test_an_unpacked_tree_beside_wheels_is_the_tree(tmp_path):
-    """A folder with a *.dist-info is an unpacked wheel, even when .whl files lie in it."""
+    """A folder with a *.dist-info is an unpacked wheel, even when .whl files lie in it, as long
+    as its RECORD lists them (its own files); otherwise it is ambiguous (a stray .dist-info in a
+    dist/ folder must not hide the wheels): exit 2."""
     tree = tmp_path / "tree"
-    with zipfile.ZipFile(io.BytesIO(tiny_wheel([("pkg/__init__.py", b"")]))) as zf:
+    with zipfile.ZipFile(io.BytesIO(tiny_wheel([("pkg/__init__.py", b""), ("other-1.0-py3-none-any.whl", b"not read")]))) as zf:
         zf.extractall(tree)
-    (tree / "other-1.0-py3-none-any.whl").write_bytes(b"not read")
     run = wheelaudit("inspect", str(tree), "--format", "json")
     assert run.returncode == 0, run.stderr
     assert [Path(w["path"]).name for w in json.loads(run.stdout)["wheels"]] == ["tree"]
+    (tree / "another-1.0-py3-none-any.whl").write_bytes(b"not listed")
+    run = wheelaudit("inspect", str(tree), "--format", "json")
+    assert run.returncode == 2 and "both a folder of wheels and an unpacked wheel" in run.stderr, run.stderr

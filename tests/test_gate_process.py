@@ -181,3 +181,151 @@ def test_the_demangling_guard_ends_quietly_with_the_command(tmp_path):
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 0 and "void func<std::vector<func, std::vector>" in p.stdout, p.stderr
     assert p.stderr == ""
+
+
+# ---- no process of any kind outlives the command (its session is empty once it ends) ---------
+
+
+def session_processes(sid: int) -> set[int]:
+    """The live processes of session ``sid`` (zombies waiting to be reaped do not count)."""
+    out = set()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except (FileNotFoundError, ProcessLookupError, PermissionError):
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if fields[0] != "Z" and int(fields[3]) == sid:
+            out.add(int(entry))
+    return out
+
+
+def assert_session_empty(sid: int, within: float = 10.0) -> None:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline and session_processes(sid):
+        time.sleep(0.02)
+    assert session_processes(sid) == set(), "a process of the run outlived the command"
+
+
+def _bomb(levels: int, fn: str = "f") -> str:
+    """A mangled name whose demangled form doubles with each level (substitutions S_, S0_, ...)."""
+    def sub(i: int) -> str:
+        if i == 0:
+            return "S_"
+        digits, out, i = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ", "", i - 1
+        while True:
+            out, i = digits[i % 36] + out, i // 36
+            if not i:
+                return f"S{out}_"
+
+    return f"_Z1{fn}I1xIiE" + "".join(f"S_I{sub(k + 1)}{sub(k + 1)}E" for k in range(levels)) + "Ev"
+
+
+def guarded_wheel(tmp_path: Path, names: list[str]) -> Path:
+    """A wheel of two libraries built by gcc; the first exports ``names`` (each demangled by the
+    guarded demangler's worker process, forked inside a scan worker under ``--jobs 2``: the
+    reader demangles versioned exports as it reads them, as in casadi's libraries)."""
+    from fuzz.mutate import tiny_wheel
+
+    script = tmp_path / "v.map"
+    script.write_text("V1 { global: *; };\n")
+    members = []
+    # (a non-ASCII name takes the reader's general path, which demangles as it reads)
+    for lib, syms in (("liba", ["caf\u00e9", *names]), ("libb", ["plain_function"])):
+        src = tmp_path / f"{lib}.c"
+        src.write_text(encoding="utf-8", data="".join(f'int f{i}(void) __asm__("{n}");\nint f{i}(void) {{ return {i}; }}\n'
+                               for i, n in enumerate(syms)))
+        so = tmp_path / f"{lib}.so"
+        subprocess.run(["gcc", "-shared", "-fPIC", f"-Wl,--version-script={script}", "-o", str(so), str(src)],
+                       check=True)
+        members.append((f"x/{lib}.so", so.read_bytes()))
+    wheel = tmp_path / "x-1.0-cp311-cp311-manylinux_2_28_x86_64.whl"
+    wheel.write_bytes(tiny_wheel(members, tag="cp311-cp311-manylinux_2_28_x86_64", dist="x-1.0"))
+    return wheel
+
+
+def start_session(*args: str) -> subprocess.Popen:
+    env = dict(os.environ)
+    env.pop("WHEELAUDIT_FORCE_WORKERS", None)
+    return subprocess.Popen([wheelaudit_script(), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=env, start_new_session=True)
+
+
+def communicate_or_fail(proc: subprocess.Popen, timeout: float) -> tuple[bytes, bytes]:
+    """Read the command's output to its end (as ``| wc -l`` does); end-of-file must arrive."""
+    try:
+        return proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        pytest.fail("the output never reached end-of-file: a process of the run kept it open")
+
+
+def test_no_process_outlives_a_run_whose_workers_leave_with_os_exit(tmp_path):
+    """The casadi pipeline: a scan worker (which leaves with os._exit) starts the guarded
+    demangler's worker; the command's stdout and stderr reach end-of-file when it ends, and its
+    session is empty."""
+    heavy = _bomb(14)  # long and reference-heavy (guarded), yet quick to demangle
+    wheel = guarded_wheel(tmp_path, [heavy])
+    proc = start_session("check", "--jobs", "2", str(wheel))
+    out, err = communicate_or_fail(proc, 120)
+    assert proc.returncode == 0, err
+    assert b"OK" in out and err == b""
+    assert_session_empty(proc.pid)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=lambda s: s.name)
+def test_no_process_outlives_a_run_ended_by_a_signal(tmp_path, sig):
+    """Killed while the guarded demangler's worker (a scan worker's child) chews on bombs: every
+    process of the run ends, the output reaches end-of-file."""
+    wheel = guarded_wheel(tmp_path, [_bomb(46, fn) for fn in "ghijklmn"])  # each takes the guard's 2 s
+    proc = start_session("check", "--jobs", "2", "--format", "json", str(wheel))
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # a grandchild of the command: the guard's worker
+        if any(Path(f"/proc/{p}/stat").exists() and p != proc.pid and p not in children(proc.pid)
+               for p in session_processes(proc.pid)):
+            break
+        if proc.poll() is not None:
+            pytest.fail(f"wheelaudit ended (exit {proc.returncode}) before the guard's worker was seen")
+        time.sleep(0.005)
+    else:
+        os.killpg(proc.pid, signal.SIGKILL)
+        pytest.fail("the guard's worker never appeared")
+    proc.send_signal(sig)
+    communicate_or_fail(proc, 60)
+    assert proc.returncode in (128 + sig, -sig), proc.returncode
+    assert_session_empty(proc.pid)
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_failed_fork_is_exit_2_with_a_message(tmp_path, jobs):
+    """fork() refused (RLIMIT_NPROC): the pool's fork (--jobs 2) and the guarded demangler's
+    (--jobs 1) both end the run with exit 2 and one line, never a traceback or a finding."""
+    import resource
+    import tempfile
+
+    wheel = guarded_wheel(tmp_path, [_bomb(14)])
+    cmd = [wheelaudit_script(), "check", "--jobs", jobs]
+    if os.geteuid() == 0:  # (root ignores RLIMIT_NPROC: run as another user)
+        setpriv = shutil.which("setpriv")
+        if setpriv is None:
+            pytest.skip("running as root without setpriv")
+        cmd = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", *cmd]
+    shared = Path(tempfile.mkdtemp())
+    try:
+        shared.chmod(0o755)
+        (shared / wheel.name).write_bytes(wheel.read_bytes())
+        (shared / wheel.name).chmod(0o644)
+
+        def one_process() -> None:
+            resource.setrlimit(resource.RLIMIT_NPROC, (1, 1))
+
+        p = subprocess.run([*cmd, str(shared / wheel.name)], capture_output=True, text=True, timeout=120,
+                           preexec_fn=one_process, start_new_session=True)
+    finally:
+        shutil.rmtree(shared)
+    assert p.returncode == 2, (p.returncode, p.stdout, p.stderr)
+    assert "fork() failed" in p.stderr and "Traceback" not in p.stderr, p.stderr
+    assert p.stdout == ""

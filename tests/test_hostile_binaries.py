@@ -71,6 +71,13 @@ def fat_overlap(libs: Path) -> bytes:
     return bytes(d)
 
 
+def fat_50_archs(libs: Path) -> bytes:
+    """A fat header that lists 50 architectures: 50 is also a Java class file's version there."""
+    d = bytearray((libs / "macho/universal2/libfoo.dylib").read_bytes())
+    struct.pack_into(">I", d, 4, 50)
+    return bytes(d)
+
+
 def fat_out_of_range(libs: Path) -> bytes:
     d = bytearray((libs / "macho/universal2/libfoo.dylib").read_bytes())
     struct.pack_into(">I", d, _fat_entries(d)[1] + 12, len(d))
@@ -181,6 +188,7 @@ CASES: list[tuple[str, Callable[[Path], bytes], str, str]] = [
     # (name, builder, platform tag, what the reason must say)
     ("fat slices that overlap", fat_overlap, MAC_TAG, "overlaps fat slice"),
     ("fat slice past the end", fat_out_of_range, MAC_TAG, "runs past the end of the file"),
+    ("fat header of 50 architectures (a Java class file's magic and version)", fat_50_archs, MAC_TAG, "fat slice"),
     ("fat slice at 4 GiB", fat_offset_huge, MAC_TAG, "runs past the end of the file"),
     ("fat in fat", fat_in_fat, MAC_TAG, "nested fat binary"),
     ("fat64 claiming 40 slices", fat64_many_archs, MAC_TAG, "fat slice 0"),

@@ -197,7 +197,9 @@ def test_local_header_that_disagrees_and_offsets_outside_the_file(tmp_path, caps
     entries[0].offset = 0x7FFFFFF0
     rc, out, _ = check(write(tmp_path, zip_bytes(entries)), capsys)
     assert rc == 1
-    assert findings(out)[0].startswith("member pkg/a.py has its local header at byte 2147483632, outside the ")
+    assert any(f.startswith("member pkg/a.py has its local header at byte 2147483632, outside the ") for f in findings(out))
+    # (and the header the directory should have pointed at is a member it does not list)
+    assert any("(member 'pkg/a.py') is not listed in the central directory" in f for f in findings(out))
 
 
 def test_corrupt_compressed_data(tmp_path, capsys):
@@ -473,3 +475,113 @@ def test_a_directory_that_is_not_a_wheel(tmp_path, capsys):
 def test_scan_raises_not_a_wheel_for_the_api():
     with pytest.raises(NotAWheel):
         scan(Path("/nonexistent/x-1.0-py3-none-any.whl"))
+
+
+# =============================================================================================
+# a member hidden from the central directory (what a streaming installer would install unaudited)
+
+
+def _smuggle(where: str) -> bytes:
+    """A wheel with one more member, ``pkg/_evil.so``, whose local header the directory does not list."""
+    hidden = zip_bytes([Entry(b"pkg/_evil.so", ELF * 10)])
+    hidden = hidden[:hidden.index(b"PK\x01\x02")]  # its local header and data only
+    good = zip_bytes(wheel_entries([("pkg/__init__.py", b"")]))
+    cd = good.index(b"PK\x01\x02")
+    if where == "after the last member":  # between the last member's data and the directory
+        data = good[:cd] + hidden + good[cd:]
+        eocd = data.rindex(b"PK\x05\x06")
+        return data[:eocd + 16] + struct.pack("<I", cd + len(hidden)) + data[eocd + 20:]
+    # in front of the first member: every directory offset moves (zipfile reads it as a prefix)
+    return hidden + good
+
+
+@pytest.mark.parametrize("where", ["after the last member", "in front of the members"])
+def test_a_local_header_the_directory_does_not_list_is_wa002(tmp_path, capsys, where):
+    data = _smuggle(where)
+    with zipfile.ZipFile(write(tmp_path, data)) as zf:  # (what a directory reader sees: no such member)
+        assert "pkg/_evil.so" not in zf.namelist()
+    rc, out, _ = check(write(tmp_path, data), capsys)
+    assert rc == 1, out
+    (msg,) = [f for f in findings(out) if "not listed in the central directory" in f]
+    assert "(member 'pkg/_evil.so')" in msg
+
+
+def test_a_local_header_in_a_gap_between_members_is_wa002(tmp_path, capsys):
+    entries = wheel_entries([("pkg/__init__.py", b""), ("pkg/b.py", b"b = 1\n")])
+    good = zip_bytes(entries)
+    second = good.index(b"PK\x03\x04", 4)
+    hidden = zip_bytes([Entry(b"pkg/_evil.so", ELF * 10)])
+    hidden = hidden[:hidden.index(b"PK\x01\x02")]
+    data = bytearray(good[:second] + hidden + good[second:])
+    # every directory entry at or after the gap moves by len(hidden); so does the directory
+    cd = data.index(b"PK\x01\x02")
+    at = cd
+    while data[at:at + 4] == b"PK\x01\x02":
+        off = struct.unpack_from("<I", data, at + 42)[0]
+        if off >= second:
+            struct.pack_into("<I", data, at + 42, off + len(hidden))
+        n, x, c = struct.unpack_from("<HHH", data, at + 28)
+        at += 46 + n + x + c
+    eocd = data.rindex(b"PK\x05\x06")
+    struct.pack_into("<I", data, eocd + 16, cd)
+    rc, out, _ = check(write(tmp_path, bytes(data)), capsys)
+    assert rc == 1, out
+    assert any("(member 'pkg/_evil.so') is not listed in the central directory" in f for f in findings(out))
+
+
+@pytest.mark.parametrize("field, at", [("uncompressed size", 22), ("compressed size", 18), ("CRC-32", 14)])
+def test_a_local_header_whose_sizes_disagree_with_the_directory_is_wa002(tmp_path, capsys, field, at):
+    data = bytearray(zip_bytes(wheel_entries([("pkg/a.py", b"a = 1\n" * 50)])))
+    struct.pack_into("<I", data, at, struct.unpack_from("<I", data, at)[0] + 7)  # the first local header only
+    rc, out, _ = check(write(tmp_path, bytes(data)), capsys)
+    assert rc == 1, out
+    assert findings(out)[0].startswith("pkg/a.py: cannot read: its local header says "), findings(out)
+
+
+def test_a_highly_compressible_member_of_any_size_is_read(tmp_path, capsys):
+    """1 MiB + 1 byte of one letter: all the deflate input is taken before the last byte comes out."""
+    body = b"x" * ((1 << 20) + 1)
+    rows = f"pkg/x.txt,{record_hash(body)},{len(body)}\n"
+    p = tmp_path / "fuzz-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(p, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("pkg/x.txt", body)
+        for e in wheel_entries([]):
+            if not e.name.endswith(b"RECORD"):
+                zf.writestr(e.name.decode(), e.data)
+                rows += f"{e.name.decode()},{record_hash(e.data)},{len(e.data)}\n"
+        zf.writestr("fuzz-1.0.dist-info/RECORD", rows + "fuzz-1.0.dist-info/RECORD,,\n")
+    rc, out, _ = check(p, capsys, "--select", "WA002")
+    assert rc == 0 and findings(out) == [], out
+
+
+def test_a_record_of_phantom_files_is_one_bounded_finding(tmp_path, capsys):
+    """RECORD lists 200,000 files the wheel does not have: one WA002 that counts them, a report
+    of bounded size (it grew by about 300 bytes a row: 624 MB for 2,000,000)."""
+    from fuzz.mutate import wheel_entries
+
+    n = 200_000
+    entries = wheel_entries([("pkg/__init__.py", b"")])
+    record = next(e for e in entries if e.name.endswith(b"RECORD"))
+    record.data += "".join(f"p/{i:07d},,\n" for i in range(n)).encode()
+    path = write(tmp_path, zip_bytes(entries))
+    tracemalloc.start()
+    rc, out, _ = check(path, capsys, "--format", "json", seconds=60)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert rc == 1
+    assert len(out) < 1 << 20, len(out)
+    assert f"RECORD lists {n} files that the wheel does not contain" in out
+    assert peak < 256 << 20, peak
+
+
+def test_many_hidden_local_headers_are_named_up_to_a_bound(tmp_path, capsys):
+    hidden = b""
+    for i in range(50):
+        one = zip_bytes([Entry(f"pkg/_evil{i}.so".encode(), ELF)])
+        hidden += one[:one.index(b"PK\x01\x02")]
+    data = hidden + zip_bytes(wheel_entries([("pkg/__init__.py", b"")]))
+    rc, out, _ = check(write(tmp_path, data), capsys)
+    assert rc == 1
+    named = [f for f in findings(out) if "is not listed in the central directory" in f]
+    assert len(named) == 20, named
+    assert any(f.startswith("30 more local headers are not listed") for f in findings(out)), findings(out)

@@ -55,7 +55,8 @@ FORBIDDEN_METHODS = {"extract", "extractall", "load_module", "exec_module", "dlo
 #: the only places allowed to do one of the above, with why
 ALLOWED = {
     ("scan/pool.py", "pickle.loads"): "the worker pool unpickles what its own worker pickled, from its own pipe",
-    ("scan/pool.py", "os.fork"): "the worker pool forks its workers (which run only wheelaudit's reading code)",
+    ("children.py", "os.fork"): "the one fork: the worker pool's workers and the guarded demangler's worker "
+                                "(which run only wheelaudit's own reading and demangling code)",
     ("cli.py", "open-write"): "os.devnull, after a broken pipe",
     ("cli/common.py", "open-write"): "the report, to the --output file the user named",
 }

@@ -32,14 +32,21 @@ class SettingError(ValueError):
     """A setting (an environment variable or the option that stands for it) with a bad value."""
 
 
+#: the longest time bound accepted (a day): more is a typo, and past what the system timer holds
+MAX_SECONDS = 86_400.0
+
+
 def seconds(text: str, what: str) -> float:
-    """``text`` as a time bound: a finite number greater than 0. ``what`` names the setting."""
+    """``text`` as a time bound: a finite number greater than 0 and at most :data:`MAX_SECONDS`.
+    ``what`` names the setting."""
     try:
         value = float(text)
     except (TypeError, ValueError):
         raise SettingError(f"{what}: {text!r} is not a number of seconds") from None
     if not (math.isfinite(value) and value > 0):
         raise SettingError(f"{what}: {text!r} is not a number of seconds greater than 0")
+    if value > MAX_SECONDS:
+        raise SettingError(f"{what}: {text!r} is more than {MAX_SECONDS:g} seconds (a day)")
     return value
 
 

@@ -13,15 +13,20 @@ Of an installed distribution only what can be native is opened: the files its RE
 others have their first bytes looked at, and only native binaries become members to read. A
 distribution of pure Python costs its RECORD, WHEEL and METADATA.
 
-What RECORD says and the disk does not agree with:
+What RECORD says and the disk does not agree with (what cannot be audited is a finding, never a
+pass or a note alone):
 
-- no RECORD (or one that cannot be read or parsed): the distribution is skipped, with a note;
+- no RECORD, or one that is a link, over its size limit, or cannot be read or parsed: the
+  distribution is not audited, a WA002;
 - a file RECORD lists that is not installed: one WA002 per distribution, naming the files;
 - a path that leaves the install prefix (``../../../../etc/x``, an absolute path): not read, a
-  note; one that stays inside it (``../../../bin/tool`` from ``lib/python3.11/site-packages``) is
+  note (a ``pip install --target`` folder's scripts do); one that stays inside it (``../../../bin/tool`` from ``lib/python3.11/site-packages``) is
   a file of the install, named by that relative path (as the linkage checks name a wheel's
   ``.data/scripts`` member once installed);
-- a listed path that is a symbolic link or not a regular file: not read, a note.
+- a listed path that is a symbolic link or not a regular file: not read, a note, and a WA002 when
+  its name is a native binary's (``.so``, ``.dylib``, ``.pyd``, ...);
+- a native binary (by its name: ``.so``, ``.dylib``, ``.pyd``, ...) in a distribution's folders
+  that no RECORD lists (:func:`unlisted_native`): not audited, a WA002.
 """
 
 from __future__ import annotations
@@ -38,7 +43,7 @@ from pathlib import Path
 from wheelaudit.archive.errors import NotAWheel
 from wheelaudit.archive.names import unsafe_member_name
 from wheelaudit.archive.record import RECORD_LIMIT, RecordChecker
-from wheelaudit.archive.source import WheelSource
+from wheelaudit.archive.source import WheelSource, read_small_file
 from wheelaudit.archive.zipdir import Member
 from wheelaudit.binary import MAGIC_SIZE, detect
 from wheelaudit.model.finding import Finding, examples
@@ -102,11 +107,10 @@ def _has_dist_info(folder: Path) -> bool:
 
 def _venv_version(prefix: Path) -> str | None:
     """``3.11`` from a venv's ``pyvenv.cfg`` (``version_info`` or ``version``), else None."""
-    cfg = prefix / "pyvenv.cfg"
-    try:
-        text = cfg.read_text("utf-8", "replace")
-    except OSError:
+    raw = read_small_file(prefix / "pyvenv.cfg", 64 << 10)  # (not a FIFO, a device, a sparse giant)
+    if raw is None:
         return None
+    text = raw.decode("utf-8", "replace")
     parser = configparser.ConfigParser(interpolation=None)
     try:
         parser.read_string("[venv]\n" + text)
@@ -240,9 +244,10 @@ class InstalledDist(WheelSource):
         return self._checker
 
 
-def installed_dists(site: Site, notes: list[str]) -> list[InstalledDist]:
-    """Every ``*.dist-info`` of ``site`` opened, sorted by name; what is skipped is said in
-    ``notes``."""
+def installed_dists(site: Site, notes: list[str], problems: list[Finding] | None = None) -> list[InstalledDist]:
+    """Every ``*.dist-info`` of ``site`` opened, sorted by name; a distribution that cannot be
+    audited is a WA002 in ``problems``; what is only worth saying is in ``notes``."""
+    problems = [] if problems is None else problems
     try:
         entries = sorted(site.path.iterdir(), key=lambda p: p.name)
     except OSError as exc:
@@ -254,35 +259,48 @@ def installed_dists(site: Site, notes: list[str]) -> list[InstalledDist]:
                      f" (no RECORD says which files are theirs): {examples(eggs, 5)}")
     for e in entries:
         if e.name.endswith(".dist-info") and e.is_dir():
-            d = open_installed(site, e.name, notes)
+            d = open_installed(site, e.name, notes, skips=problems)
             if d is not None:
                 out.append(d)
     return out
 
 
-def open_installed(site: Site, dist_info: str, notes: list[str]) -> InstalledDist | None:
-    """One installed distribution, or None (with a note) when its RECORD is missing or unreadable."""
-    where = f"{site.path / dist_info}"
+def open_installed(site: Site, dist_info: str, notes: list[str],
+                   skips: list[Finding] | None = None) -> InstalledDist | None:
+    """One installed distribution, or None (a WA002 in ``skips``) when its RECORD is missing,
+    not a regular file, over its limit or unreadable: its files cannot be told, so none is audited."""
     record = site.path / dist_info / "RECORD"
+
+    def skipped(why: str) -> None:
+        if skips is not None:
+            skips.append(Finding("WA002", f"{dist_info} is not audited: {why}", subject=f"{dist_info}/RECORD",
+                                    paths=[f"{dist_info}/RECORD"]))
+
     try:
         st = record.lstat()
+        if stat.S_ISLNK(st.st_mode):
+            skipped("its RECORD is a symbolic link, which is not followed: which files are its own is not known")
+            return None
         if not stat.S_ISREG(st.st_mode):
             raise FileNotFoundError
         if st.st_size > RECORD_LIMIT:
-            notes.append(f"{where}: skipped, its RECORD is larger than {RECORD_LIMIT} bytes")
+            skipped(f"its RECORD is larger than {RECORD_LIMIT} bytes and was not read")
             return None
-        text = record.read_bytes().decode("utf-8", "replace")
+        raw = read_small_file(record, RECORD_LIMIT)
+        if raw is None:
+            raise OSError("not a regular file of at most the limit")
+        text = raw.decode("utf-8", "replace")
     except FileNotFoundError:
-        notes.append(f"{where}: skipped, it has no RECORD (installed by a tool that writes none): which files are"
-                     " its own is not known")
+        skipped("it has no RECORD (installed by a tool that writes none, or removed): which files are its own "
+                "is not known")
         return None
     except OSError as exc:
-        notes.append(f"{where}: skipped, its RECORD cannot be read ({exc.strerror or exc})")
+        skipped(f"its RECORD cannot be read ({exc.strerror or exc})")
         return None
     checker = RecordChecker(dist_info, text, zip=False)
     if checker.rows is None:
         why = checker.findings[0].message if checker.findings else "not valid CSV"
-        notes.append(f"{where}: skipped, {why}")
+        skipped(f"its RECORD cannot be used ({why})")
         return None
     checker.findings.clear()
 
@@ -332,10 +350,18 @@ def open_installed(site: Site, dist_info: str, notes: list[str]) -> InstalledDis
             f" not installed: {examples(missing, 5)} (removed after installing, or another distribution's"
             " uninstall took them): the installed distribution no longer matches its RECORD",
             subject=where_record, paths=sorted(missing)))
-    if outside:
+    if outside:  # (a `pip install --target` folder's scripts: the RECORD path leaves the folder)
         shown = [p if p.isprintable() else repr(p) for p in outside]
         notes.append(f"{dist_info}: {len(outside)} RECORD path{'s' if len(outside) != 1 else ''} outside the install"
                      f" prefix {site.prefix} not read: {examples(shown, 3)}")
+    from wheelaudit.binary import native_name
+
+    odd_native = [p for p in odd if native_name(p)]
+    if odd_native:  # (a library that is a link, or not a file: not audited)
+        problems.append(Finding(
+            "WA002", f"{dist_info}: {len(odd_native)} native binar{'ies' if len(odd_native) != 1 else 'y'} RECORD lists"
+            f" {'are' if len(odd_native) != 1 else 'is'} not a regular file (a link?), not audited:"
+            f" {examples(odd_native, 3)}", subject=f"{dist_info}/RECORD", paths=sorted(odd_native)))
     if odd:
         notes.append(f"{dist_info}: {len(odd)} RECORD path{'s' if len(odd) != 1 else ''} not a regular file (a link?) not"
                      f" read: {examples(odd, 3)}")
@@ -382,5 +408,57 @@ def _is_native(path: str) -> bool:
             head = fh.read(MAGIC_SIZE)
     except OSError:
         return False
-    return len(head) >= 4 and detect(head) is not None
+    return len(head) >= 4 and detect(head, path) is not None
 
+
+
+def unlisted_native(site: Site, dists: list[InstalledDist], limit: int = 500_000) -> list[Finding]:
+    """WA002 for the native binaries (by name) in the site folder that no RECORD lists: a library
+    installed or swapped in behind the installer's back, or one a RECORD omits, is never audited,
+    so it is said. The folder is listed (no file is opened), without recursion, skipping the
+    ``.dist-info`` folders; at most ``limit`` entries are looked at, and a cut is said too."""
+    from wheelaudit.binary import native_name
+
+    listed: set[str] = set()
+    for d in dists:
+        listed.update(m.path for m in d.all_members)
+        listed.update(d.record)
+    found: list[str] = []
+    unlistable: list[str] = []
+    seen = 0
+    stack = [""]
+    while stack and seen < limit:
+        rel_dir = stack.pop()
+        try:
+            with os.scandir(site.path / rel_dir if rel_dir else site.path) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:  # (what cannot be listed cannot be audited: said, never dropped)
+            unlistable.append(f"{rel_dir or '.'} ({exc.strerror or exc})")
+            continue
+        subdirs = []
+        for e in entries:
+            seen += 1
+            rel = f"{rel_dir}/{e.name}" if rel_dir else e.name
+            try:
+                if e.is_dir(follow_symlinks=False):
+                    if e.name != "__pycache__" and not (not rel_dir and e.name.endswith(".dist-info")):
+                        subdirs.append(rel)
+                elif native_name(e.name) and rel not in listed:
+                    found.append(rel)
+            except OSError:
+                continue
+        stack.extend(reversed(subdirs))
+    out: list[Finding] = []
+    if found:
+        out.append(Finding(
+            "WA002", f"{len(found)} native binar{'ies' if len(found) != 1 else 'y'} in {site.path} that no RECORD "
+            f"lists: {examples(found, 5)} (copied in or swapped after installing, or "
+            "a RECORD that omits it): not audited", subject=found[0], paths=found[:1000]))
+    if unlistable:
+        out.append(Finding("WA002", f"{site.path}: {len(unlistable)} folder{'s' if len(unlistable) != 1 else ''} "
+                           f"cannot be listed, so what {'they hold' if len(unlistable) != 1 else 'it holds'} is not "
+                           f"audited: {examples(unlistable, 3)}", subject=str(site.path)))
+    if stack and seen >= limit:
+        out.append(Finding("WA002", f"{site.path}: more than {limit} entries; the "
+                           "search for native binaries no RECORD lists stopped there", subject=str(site.path)))
+    return out

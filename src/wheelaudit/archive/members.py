@@ -140,6 +140,10 @@ class MemberReader:
         local_name = head[30:30 + nlen] if nlen <= len(m.raw_name) else self._pread(nlen, m.offset + 30)
         if local_name != m.raw_name:
             raise MemberError(f"cannot read: File name in directory {m.path!r} and header {local_name!r} differ.")
+        disagree = _local_disagrees(head, m, self._pread(xlen, m.offset + 30 + nlen) if xlen else b"")
+        if disagree:
+            raise MemberError(f"cannot read: its local header {disagree}: an installer that reads the local headers "
+                              "would not install what the directory describes")
         pos, left = m.offset + 30 + nlen + xlen, m.compressed
         inflate = _zlib.decompressobj(-15) if m.method == 8 else None
         crc = produced = 0
@@ -149,7 +153,7 @@ class MemberReader:
                 if not raw:
                     raise MemberError("cannot read: the file ends inside the member's data")
                 pos, left = pos + len(raw), left - len(raw)
-                while raw:
+                while True:
                     if inflate is None:
                         piece, raw = raw, b""
                     else:
@@ -158,10 +162,15 @@ class MemberReader:
                     produced += len(piece)
                     if produced > m.size:
                         raise MemberError(f"member is larger than its declared {m.size} bytes")
-                    crc = _zlib.crc32(piece, crc)
-                    yield piece
+                    if piece:
+                        crc = _zlib.crc32(piece, crc)
+                        yield piece
                     if inflate is not None and inflate.eof:
                         left = 0
+                        break
+                    # (all input taken, but a full piece out: the inflater may hold more output
+                    # for no more input, as a highly compressible stream does; ask again)
+                    if not raw and (inflate is None or len(piece) < CHUNK):
                         break
         except MemberError:
             raise
@@ -184,19 +193,22 @@ class MemberReader:
         it = self.chunks(m)
         head = b""
         kept: bytearray | None = None
-        spool = search = None
+        spool = search = mapped = None
         fmt = None
         try:
             for piece in it:
                 head += piece
                 if len(head) >= MAGIC_SIZE:
                     break
-            fmt = detect(head[:MAGIC_SIZE]) if len(head) >= 4 else None
+            fmt = detect(head[:MAGIC_SIZE], m.path) if len(head) >= 4 else None
             if fmt is not None and m.size > MEMORY_LIMIT:
                 from wheelaudit.binary.strings import StreamSearch
 
                 search = StreamSearch(needles, fat_regions(head, m.size)) if needles else None
-                spool = tempfile.TemporaryFile(prefix="wheelaudit-")  # noqa: SIM115 - closed by the map
+                if self.root is not None:  # (a tree's file is mapped itself: nothing is copied)
+                    mapped = open(self.root / m.path, "rb")  # noqa: SIM115 - closed by the map
+                else:
+                    spool = tempfile.TemporaryFile(prefix="wheelaudit-")  # noqa: SIM115 - closed by the map
             elif fmt is not None:
                 kept = bytearray()
 
@@ -216,10 +228,22 @@ class MemberReader:
                     if progress is not None:
                         progress(len(piece))
         except MemberError as exc:
-            if spool is not None:
-                spool.close()
+            for fh in (spool, mapped):
+                if fh is not None:
+                    fh.close()
             return MemberData(m, fmt, None, record_hash(sha.digest()), size, str(exc))
+        except OSError as exc:
+            for fh in (spool, mapped):
+                if fh is not None:
+                    fh.close()
+            return MemberData(m, fmt, None, record_hash(sha.digest()), size, f"cannot read: {exc.strerror or exc}")
         data: object | None = kept
+        if mapped is not None:
+            if size:
+                data = SpooledMap(mapped)
+            else:
+                mapped.close()
+                data = b""
         if spool is not None:
             spool.flush()
             if size:
@@ -283,6 +307,34 @@ class _Consumer:
             self.thread.join()
         if self.failure is not None and exc[0] is None:
             raise self.failure
+
+
+def _local_disagrees(head: bytes, m: Member, extra: bytes) -> str | None:
+    """How a member's local header disagrees with its central directory entry, or None.
+
+    The method must be the same; the CRC-32 and sizes too, unless the local header defers them to
+    a data descriptor (flag bit 3: then they are zero, or the same); sizes of 0xFFFFFFFF are in the
+    local ZIP64 extra field."""
+    (_sig, _ver, flags, method, _t, _d, crc, csize, usize, _n, _x) = _LOCAL_HEADER.unpack_from(head)
+    if method != m.method:
+        return f"says compression method {method}, the central directory {m.method}"
+    if usize == 0xFFFFFFFF or csize == 0xFFFFFFFF:
+        at = 0
+        while at + 4 <= len(extra):
+            hid, hlen = struct.unpack_from("<HH", extra, at)
+            if hid == 1:
+                body = extra[at + 4:at + 4 + hlen]
+                if usize == 0xFFFFFFFF and len(body) >= 8:
+                    usize, body = struct.unpack_from("<Q", body)[0], body[8:]
+                if csize == 0xFFFFFFFF and len(body) >= 8:
+                    csize = struct.unpack_from("<Q", body)[0]
+                break
+            at += 4 + hlen
+    local, central = (crc, csize, usize), (m.crc, m.compressed, m.size)
+    if local == central or (flags & 0x08 and local == (0, 0, 0)):
+        return None
+    return (f"says {usize} bytes ({csize} stored, CRC-32 {crc:08x}), the central directory "
+            f"{m.size} ({m.compressed} stored, CRC-32 {m.crc:08x})")
 
 
 def _prepend(head: bytes, pieces):

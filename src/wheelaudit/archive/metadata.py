@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
@@ -40,11 +42,36 @@ def wheel_info(path: Path, dist_info: str | None, read_text: Callable[[str], tup
             name, version, tags = str(n), str(v), sorted(tagset, key=str)
         except InvalidWheelFilename:
             pass
+    # (what pip refuses to install is refused here too: a wheel file or an unpacked one, not an
+    # installed distribution, which other installers may have written without WHEEL)
+    installed = path.suffix == ".dist-info"
+    if dist_info and name and path.suffix == ".whl":
+        from packaging.utils import canonicalize_name
+
+        project = dist_info[: -len(".dist-info")].rsplit("-", 1)[0]
+        if canonicalize_name(project) != canonicalize_name(name):
+            where = f"{dist_info}/METADATA"
+            problems.append(Finding(
+                "WA002", f"the wheel's file name is for {name!r} but its metadata folder {dist_info} is for "
+                f"{project!r}" + ("" if canonicalize_name(project).startswith(canonicalize_name(name)) else
+                                  " (pip refuses to install it)"), subject=dist_info, paths=[where]))
     if dist_info:
         where = f"{dist_info}/WHEEL"
         wheel_text, why = read_text(where)
         if why:
             problems.append(Finding("WA002", f"{where} cannot be read ({why})", subject=where, paths=[where]))
+        elif wheel_text is None and not installed:
+            problems.append(Finding("WA002", f"{where} is missing (pip refuses to install the wheel)",
+                                    subject=where, paths=[where]))
+        if wheel_text is not None and not installed:
+            wv = email.parser.Parser().parsestr(wheel_text).get("Wheel-Version")
+            if wv is None or not re.fullmatch(r"\s*\d+(\.\d+)*\s*", wv):
+                problems.append(Finding("WA002", f"{where} has {'no' if wv is None else 'an invalid'} Wheel-Version "
+                                        f"{'' if wv is None else repr(wv) + ' '}(pip refuses to install the wheel)",
+                                        subject=where, paths=[where]))
+            elif int(wv.strip().split(".")[0]) > 1:
+                problems.append(Finding("WA002", f"{where} says Wheel-Version {wv.strip()}, a major version no "
+                                        "installer knows (pip refuses to install the wheel)", subject=where, paths=[where]))
         if wheel_text:
             msg = email.parser.Parser().parsestr(wheel_text)
             from_file: set[Tag] = set()
@@ -59,6 +86,9 @@ def wheel_info(path: Path, dist_info: str | None, read_text: Callable[[str], tup
         meta_text, why = read_text(where)
         if why:
             problems.append(Finding("WA002", f"{where} cannot be read ({why})", subject=where, paths=[where]))
+        elif meta_text is None and not installed:
+            problems.append(Finding("WA002", f"{where} is missing (pip refuses to install the wheel)",
+                                    subject=where, paths=[where]))
         if meta_text:
             try:
                 meta = Metadata.from_email(meta_text, validate=False)

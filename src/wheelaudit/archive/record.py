@@ -11,6 +11,10 @@ from wheelaudit.archive.names import unsafe_member_name
 
 #: the largest RECORD read (about 500,000 rows)
 RECORD_LIMIT = 64 << 20
+#: files RECORD lists and the wheel lacks, each a finding up to this many; past it, one finding
+#: counts them and carries the first MAX_MISSING_PATHS paths
+MAX_MISSING_NAMED = 20
+MAX_MISSING_PATHS = 1000
 
 
 def parse_record(text: str) -> dict[str, tuple[str, str]]:
@@ -20,10 +24,12 @@ def parse_record(text: str) -> dict[str, tuple[str, str]]:
     """
     rows: dict[str, tuple[str, str]] = {}
     reader = csv.reader(io.StringIO(text))
+    empty = ("", "")  # (one tuple for every row without hash and size: a RECORD of such rows stays small)
     try:
         for row in reader:
             if row:
-                rows[row[0]] = (row[1] if len(row) > 1 else "", row[2] if len(row) > 2 else "")
+                value = (row[1] if len(row) > 1 else "", row[2] if len(row) > 2 else "")
+                rows[row[0]] = empty if value == empty else value
     except csv.Error as exc:
         raise ValueError(f"line {reader.line_num}: {exc}") from None
     return rows
@@ -98,7 +104,15 @@ class RecordChecker:
         if self.rows is not None:
             missing = [p for p in self.rows if p not in self.seen and not p.endswith("/") and unsafe_member_name(p) is None
                        and not (p.endswith(".pyc") and "__pycache__" in p)]
-            for p in sorted(missing):
-                self.findings.append(Finding("WA002", f"RECORD lists {p}, which the wheel does not contain",
-                                             subject=p, paths=[p]))
+            missing.sort()
+            if len(missing) <= MAX_MISSING_NAMED:
+                for p in missing:
+                    self.findings.append(Finding("WA002", f"RECORD lists {p}, which the wheel does not contain",
+                                                 subject=p, paths=[p]))
+            else:  # (one finding, whatever the count: a RECORD of phantom rows cannot flood the report)
+                where = f"{self.dist_info}/RECORD" if self.dist_info else "*.dist-info/RECORD"
+                self.findings.append(Finding(
+                    "WA002", f"RECORD lists {len(missing)} files that the wheel does not contain: "
+                    f"{', '.join(missing[:5])} (+{len(missing) - 5} more)", subject=where,
+                    paths=missing[:MAX_MISSING_PATHS]))
         return self.findings

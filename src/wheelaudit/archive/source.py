@@ -93,10 +93,10 @@ def open_wheel(path: str | os.PathLike[str]) -> WheelSource:
     p = Path(path)
     if p.is_dir():
         try:
-            root, members = _tree_members(p)
+            root, members, problems = _tree_members(p)
         except OSError as exc:
             raise NotAWheel(f"{p}: cannot read directory ({exc})") from None
-        return WheelSource(p, root, members, [], set())
+        return WheelSource(p, root, members, problems, set())
     if not p.exists():
         raise NotAWheel(f"{p}: no such file or directory")
     if not p.is_file():
@@ -129,28 +129,69 @@ def _is_zip_sdist(names: list[str]) -> bool:
     return any(n == "PKG-INFO" or (n.count("/") == 1 and n.endswith("/PKG-INFO")) for n in names)
 
 
-def _tree_members(path: Path) -> tuple[Path, list[Member]]:
+def _tree_members(path: Path) -> tuple[Path, list[Member], list[Finding]]:
+    """The regular files of a tree, walked without recursion (any depth), in a stable order. A
+    folder that cannot be listed or an entry that cannot be looked at (no permission, a path past
+    the system's limit) is a WA002 finding: what cannot be audited is never a silent pass."""
     root, only = _dir_root(path)
     members: list[Member] = []
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        rel_dir = Path(dirpath).relative_to(root)
-        if "__pycache__" in rel_dir.parts or (only is not None and rel_dir.parts and rel_dir.parts[0] not in only):
-            dirnames[:] = []
+    problems: list[Finding] = []
+
+    def cannot(rel: str, what: str, exc: OSError) -> None:
+        problems.append(Finding("WA002", f"{rel or '.'}: cannot {what} ({exc.strerror or exc}); what it holds "
+                                "was not audited", subject=rel or ".", paths=[rel] if rel else []))
+
+    stack = [""]  # folders to list, relative to root (POSIX)
+    while stack:
+        rel_dir = stack.pop()
+        try:
+            with os.scandir(os.path.join(root, rel_dir) if rel_dir else root) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            cannot(rel_dir, "list this folder", exc)
             continue
-        dirnames.sort()
-        for fn in sorted(filenames):
-            if only is not None and not rel_dir.parts and fn not in only:
+        subdirs = []
+        for e in entries:
+            rel = f"{rel_dir}/{e.name}" if rel_dir else e.name
+            if only is not None and not rel_dir and e.name not in only:
                 continue
             try:
-                st = Path(dirpath, fn).lstat()
-            except OSError:
+                st = e.stat(follow_symlinks=False)
+            except OSError as exc:
+                cannot(rel, "look at this entry", exc)
                 continue
-            if not stat.S_ISREG(st.st_mode):
-                continue  # links in an installed tree are not wheel members
-            members.append(Member((rel_dir / fn).as_posix(), st.st_size, st.st_size))
-            if len(members) > MAX_MEMBERS:
-                raise NotAWheel(f"{path}: more than {MAX_MEMBERS} files")
-    return root, members
+            if stat.S_ISDIR(st.st_mode):
+                if e.name != "__pycache__":
+                    subdirs.append(rel)
+            elif stat.S_ISREG(st.st_mode):
+                members.append(Member(rel, st.st_size, st.st_size))
+                if len(members) > MAX_MEMBERS:
+                    raise NotAWheel(f"{path}: more than {MAX_MEMBERS} files")
+            # (links in an installed tree are not wheel members)
+        stack.extend(reversed(subdirs))  # (depth first, in name order: as a top-down os.walk)
+    return root, members, problems
+
+
+def read_small_file(path: Path, limit: int) -> bytes | None:
+    """The bytes of ``path`` when it is a regular file (links followed) of at most ``limit``
+    bytes, else None. Never blocks (a FIFO, a device such as ``/dev/zero``, are not regular files,
+    and the file is opened non-blocking) and never reads more than ``limit`` bytes (a sparse file
+    that claims gigabytes is refused by its size)."""
+    try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
+            return None
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):  # (swapped since the first look)
+                return None
+            with os.fdopen(fd, "rb", closefd=False) as fh:
+                data = fh.read(limit + 1)
+        finally:
+            os.close(fd)
+    except OSError:
+        return None
+    return data if len(data) <= limit else None
 
 
 def _dir_root(path: Path) -> tuple[Path, set[str] | None]:
@@ -159,12 +200,12 @@ def _dir_root(path: Path) -> tuple[Path, set[str] | None]:
         return path, None
     parent = path.parent
     for dist in sorted(parent.glob("*.dist-info")):
-        record = dist / "RECORD"
-        if not record.is_file():
+        raw = read_small_file(dist / "RECORD", RECORD_LIMIT)
+        if raw is None:
             continue
         try:
-            tops = {p.split("/", 1)[0] for p in parse_record(record.read_text("utf-8", "replace"))}
-        except (OSError, ValueError):
+            tops = {p.split("/", 1)[0] for p in parse_record(raw.decode("utf-8", "replace"))}
+        except ValueError:
             continue
         if path.name in tops:
             # the distribution's files are every top-level entry its RECORD lists (numpy and
@@ -176,6 +217,18 @@ def _dir_root(path: Path) -> tuple[Path, set[str] | None]:
                     "lists it: neither an unpacked wheel nor an installed package")
 
 
+def _record_lists(dist_info: Path, names: list[str]) -> bool:
+    """Whether the RECORD of ``dist_info`` lists each of ``names`` (files at the tree's top)."""
+    raw = read_small_file(dist_info / "RECORD", RECORD_LIMIT)
+    if raw is None:
+        return False
+    try:
+        listed = set(parse_record(raw.decode("utf-8", "replace")))
+    except ValueError:
+        return False
+    return all(n in listed for n in names)
+
+
 def expand_inputs(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
     """The wheels that command-line paths mean: a folder that holds ``.whl`` files and is not
     itself a wheel (no ``*.dist-info`` inside, which an unpacked or installed tree has) means
@@ -183,9 +236,20 @@ def expand_inputs(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
     out: list[Path] = []
     for raw in paths:
         p = Path(raw)
-        if p.is_dir() and not any(c.suffix == ".dist-info" and c.is_dir() for c in p.iterdir()):
-            wheels = sorted(c for c in p.iterdir() if c.suffix == ".whl" and c.is_file())
-            if wheels:
+        if p.is_dir():
+            try:
+                children = sorted(p.iterdir())
+            except OSError as exc:
+                raise NotAWheel(f"{p}: cannot read directory ({exc.strerror or exc})") from None
+            wheels = [c for c in children if c.suffix == ".whl" and c.is_file()]
+            trees = [c.name for c in children if c.suffix == ".dist-info" and c.is_dir()]
+            if wheels and trees and not _record_lists(p / trees[0], [w.name for w in wheels]):
+                # (a stray .dist-info must not hide the wheels beside it; an unpacked wheel that
+                # ships .whl files lists them in its RECORD)
+                raise NotAWheel(f"{p}: holds wheels ({wheels[0].name}{', ...' if len(wheels) > 1 else ''}) and "
+                                f"{trees[0]}, whose RECORD does not list them: it is both a folder of wheels and "
+                                "an unpacked wheel; name the wheels one by one, or remove the stray folder")
+            if wheels and not trees:
                 out.extend(wheels)
                 continue
         out.append(p)

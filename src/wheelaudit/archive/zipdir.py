@@ -22,6 +22,9 @@ from wheelaudit.archive.names import unsafe_member_name
 METHODS = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflate"}
 #: every central directory entry takes at least this many bytes
 _CD_ENTRY_MIN = 46
+#: hidden local headers named one by one (the rest are counted in one more finding)
+MAX_HIDDEN_REPORTED = 20
+_LOCAL_SIG, _DESCRIPTOR_SIG = b"PK\x03\x04", b"PK\x07\x08"
 
 
 @dataclass(slots=True)
@@ -80,6 +83,20 @@ def read_zip_directory(path: Path) -> ZipDirectory:
 
     raw_names = {id(info): _raw_name(info) for info in infos}
     overlapping = _overlapping(infos, cd_start, raw_names)
+    try:
+        hidden = _hidden_headers(path, infos, cd_start, file_size)
+    except OSError as exc:
+        raise NotAWheel(f"{path}: cannot read ({exc.strerror or exc})") from None
+    # (said and never read; not among the refused names, which may be a listed member's too)
+    for at, name in hidden[:MAX_HIDDEN_REPORTED]:
+        problems.append(Finding("WA002", f"a local header at byte {at} (member {name!r}) is not listed in the "
+                                "central directory: an installer that reads the zip from its start would "
+                                "install a file that was never audited; it was not read",
+                                subject=name, paths=[name]))
+    if len(hidden) > MAX_HIDDEN_REPORTED:
+        more = len(hidden) - MAX_HIDDEN_REPORTED
+        problems.append(Finding("WA002", f"{more} more local headers are not listed in the central directory; "
+                                "they were not read", subject=f"{more} more"))
     for info in infos:
         raw = info.orig_filename  # (zipfile cuts ``filename`` at a NUL; the archive says this)
         name = raw.replace("\x00", "\\x00")
@@ -176,4 +193,61 @@ def _overlapping(infos: list[zipfile.ZipInfo], cd_start: int, raw_names: dict[in
                                  f"{nxt.header_offset}")
         elif end > cd_start:
             out[id(info)] = f"runs to byte {end}, into the central directory at byte {cd_start}"
+    return out
+
+
+def _hidden_headers(path: Path, infos: list[zipfile.ZipInfo], cd_start: int, file_size: int) -> list[tuple[int, str]]:
+    """Local headers that no central directory entry points at: ``[(offset, name)]``.
+
+    A listed member spans its local header, name, extra field, data and data descriptor; the
+    bytes between listed members (and before the first, and up to the central directory) must
+    hold no local header signature: one there is a member that a reader of the local headers (a
+    streaming installer) would see and a reader of the directory would not. Every gap is read
+    once, a chunk at a time: the work is linear in the file's size."""
+    ordered = sorted((i for i in infos if 0 <= i.header_offset <= file_size - 30), key=attrgetter("header_offset"))
+    out: list[tuple[int, str]] = []
+    with open(path, "rb") as fh:
+        def pread(n: int, at: int) -> bytes:
+            fh.seek(at)
+            return fh.read(n)
+
+        start = 0
+        for info in ordered:
+            at = info.header_offset
+            if at > start:
+                out += _headers_in(pread, start, at)
+            head = pread(30, at)
+            if len(head) < 30 or head[:4] != _LOCAL_SIG:
+                start = max(start, at + 4)  # (the member reader says what is wrong with it)
+                continue
+            nlen, xlen = struct.unpack_from("<HH", head, 26)
+            end = at + 30 + nlen + xlen + info.compress_size
+            if info.flag_bits & 0x08:  # a data descriptor follows: [signature] CRC-32, sizes (4 or 8 bytes each)
+                wide = info.compress_size >= 0xFFFFFFFF or info.file_size >= 0xFFFFFFFF
+                end += (4 if pread(4, end) == _DESCRIPTOR_SIG else 0) + 4 + (16 if wide else 8)
+            start = max(start, end)
+        if cd_start > start:
+            out += _headers_in(pread, start, min(cd_start, file_size))
+    return out
+
+
+def _headers_in(pread, start: int, stop: int) -> list[tuple[int, str]]:
+    """The local header signatures in ``[start, stop)``, each with the name its header gives."""
+    out: list[tuple[int, str]] = []
+    chunk, at, carry = 1 << 20, start, b""
+    while at < stop:
+        piece = pread(min(chunk, stop - at), at)
+        if not piece:
+            break
+        data, base = carry + piece, at - len(carry)
+        k = data.find(_LOCAL_SIG)
+        while k >= 0:
+            pos = base + k
+            head = pread(30, pos)
+            nlen = struct.unpack_from("<H", head, 26)[0] if len(head) >= 30 else 0
+            raw = pread(min(nlen, 4096), pos + 30) if nlen else b""
+            out.append((pos, raw.decode("utf-8", "replace").replace("\x00", "\\x00") or "(no name)"))
+            k = data.find(_LOCAL_SIG, k + 1)
+        carry = data[-3:]
+        at += len(piece)
     return out

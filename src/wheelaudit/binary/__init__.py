@@ -16,7 +16,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Union
 import mmap
+import re
 
+from wheelaudit.children import ForkFailed
 from wheelaudit.model.binary import Binary, Format, Slice
 
 Buffer = Union[bytes, bytearray, memoryview, mmap.mmap]
@@ -39,18 +41,31 @@ class MalformedBinary(Exception):
     """The bytes claim a native format but cannot be read as one. ``str(exc)`` is the reason."""
 
 
-def detect(head: bytes) -> Format | None:
+#: names a native binary goes by (``libfoo.so.1`` too): a member so named is never a Java class file
+_NATIVE_NAME = re.compile(r"\.(so|dylib|pyd|dll|bundle|exe)$|\.so\.[0-9][0-9.]*$", re.IGNORECASE)
+
+
+def native_name(path: str) -> bool:
+    """Whether ``path``'s name says it is a native binary (a shared library, an extension module,
+    an executable with its Windows suffix)."""
+    return bool(_NATIVE_NAME.search(path.rsplit("/", 1)[-1]))
+
+
+def detect(head: bytes, path: str | None = None) -> Format | None:
     """Return the native format announced by the first bytes of a file, or None.
 
     ``CAFEBABE`` is also the magic of Java class files; a fat Mach-O header has a small
     architecture count where a class file has its version (major >= 45) in the same place, so
-    counts of 45 and more are taken for Java.
+    counts of 45 and more are taken for Java, unless ``path`` is named as a native binary: such
+    a file is never a class file, so it is read as Mach-O (and the reader judges the count).
     """
     if head[:4] == ELF_MAGIC:
         return "elf"
     if head[:4] in MACHO_MAGICS:
         return "macho"
     if head[:4] in FAT_MAGICS and len(head) >= 8:
+        if path is not None and native_name(path):
+            return "macho"
         nfat = int.from_bytes(head[4:8], "big")
         return "macho" if 0 < nfat < 45 else None
     if head[:2] == PE_MAGIC:
@@ -94,7 +109,7 @@ def read_binary(data: Buffer, path: str, needles: Sequence[bytes] = (), *, signa
 
     Never raises for bad input: a binary that cannot be parsed comes back with ``error`` set.
     """
-    fmt = detect(bytes(data[:MAGIC_SIZE]))
+    fmt = detect(bytes(data[:MAGIC_SIZE]), path)
     if fmt is None:
         return None
     binary = Binary(path=path, format=fmt, size=len(data))
@@ -102,6 +117,8 @@ def read_binary(data: Buffer, path: str, needles: Sequence[bytes] = (), *, signa
         binary.slices = parse(data, fmt, needles, signatures=signatures)
     except MalformedBinary as exc:
         binary.error = str(exc) or "malformed"
+    except ForkFailed:  # (the machine's fault, not the binary's: the run stops, exit 2)
+        raise
     except (ValueError, IndexError, KeyError, OverflowError, UnicodeDecodeError, MemoryError) as exc:
         # A reader bug on hostile input must still end as a finding, not a crash.
         binary.error = f"unreadable {fmt} file ({type(exc).__name__}: {exc})"

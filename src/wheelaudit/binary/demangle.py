@@ -16,6 +16,7 @@ from functools import lru_cache
 import cpp_demangle
 
 from wheelaudit.binary.demangle_guard import guarded_demangle, suspicious
+from wheelaudit.children import ForkFailed
 
 
 @lru_cache(maxsize=1 << 16)
@@ -25,6 +26,8 @@ def _demangle_cached(name: str) -> str:
             out = guarded_demangle(name)
             return name if out is None else _cxxfilt_style(out)
         return _cxxfilt_style(cpp_demangle.demangle(name))
+    except ForkFailed:  # (the run cannot go on: exit 2, not a name silently left mangled)
+        raise
     except Exception:  # noqa: BLE001 - a name that is not valid Itanium stays as it is
         return name
 

@@ -9,13 +9,18 @@ demangled by a forked worker with an address-space limit, a deadline and an outp
 worker fails, the name stays mangled (it still matches mangled rule entries).
 
 The worker only calls ``cpp_demangle.demangle`` on a string: nothing from a wheel is executed.
+It is started by :func:`wheelaudit.children.spawn` (also when this runs inside a scan worker), so
+it ends with the process that started it, whatever that process's way out, and never holds the
+command's standard streams.
 """
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import os
 import re
+import select
+
+from wheelaudit import children
 
 #: names at least this long with at least this many back-references take the guarded path
 GUARD_LENGTH = 128
@@ -43,17 +48,11 @@ def _vm_size() -> int:
     return 0
 
 
-def _worker(conn, limit: int) -> None:  # pragma: no cover - runs in the child
+def _worker(task_r: int, res_w: int, limit: int) -> None:  # pragma: no cover - runs in the child
     import resource
-    import signal
 
     import cpp_demangle
 
-    # the parent's stop handlers are the command's (an orderly stop with a message); this worker
-    # is ended by the parent (or by multiprocessing at exit) and ends silently
-    for name in ("SIGTERM", "SIGINT", "SIGHUP"):
-        if hasattr(signal, name):
-            signal.signal(getattr(signal, name), signal.SIG_DFL)
     if limit:
         try:
             resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
@@ -61,50 +60,60 @@ def _worker(conn, limit: int) -> None:  # pragma: no cover - runs in the child
             pass
     while True:
         try:
-            name = conn.recv()
+            raw = children.recv_bytes(task_r)
         except EOFError:
             return
+        if raw is None:
+            return
         try:
-            out = cpp_demangle.demangle(name)
+            out = cpp_demangle.demangle(raw.decode("utf-8", "surrogateescape"))
         except Exception:  # noqa: BLE001 - not valid Itanium: the caller keeps the name
             out = None
         if out is not None and len(out) > MAX_OUTPUT:
             out = None
-        conn.send(out)
+        # (an empty message: no demangled form; a demangled name is never empty)
+        children.send_bytes(res_w, b"" if out is None else out.encode("utf-8", "surrogateescape"))
 
 
 class _Guard:
     def __init__(self) -> None:
-        self.proc = None
-        self.conn = None
+        self.child: children.Child | None = None
+        self.task_w = self.res_r = -1
         self.pid = None
 
     def _start(self) -> None:
-        ctx = mp.get_context("fork")
-        parent, child = ctx.Pipe()
+        task_r, task_w = os.pipe()
+        res_r, res_w = os.pipe()
+        children.hold(task_w, res_r)
         vm = _vm_size()
-        proc = ctx.Process(target=_worker, args=(child, vm + EXTRA_MEMORY if vm else 0), daemon=True)
-        proc.start()
-        child.close()
-        self.proc, self.conn, self.pid = proc, parent, os.getpid()
+        limit = vm + EXTRA_MEMORY if vm else 0
+        try:
+            child = children.spawn(lambda: _worker(task_r, res_w, limit), keep=(task_r, res_w))
+        finally:
+            os.close(task_r)
+            os.close(res_w)
+        self.child, self.task_w, self.res_r, self.pid = child, task_w, res_r, os.getpid()
 
     def _stop(self) -> None:
-        if self.proc is not None:
-            self.proc.kill()
-            self.proc.join(1)
-        if self.conn is not None:
-            self.conn.close()
-        self.proc = self.conn = None
+        if self.child is not None:
+            self.child.kill()
+        children.close(self.task_w)
+        children.close(self.res_r)
+        self.child, self.task_w, self.res_r = None, -1, -1
 
     def demangle(self, name: str) -> str | None:
-        if self.proc is None or self.pid != os.getpid() or not self.proc.is_alive():
-            self._stop() if self.pid == os.getpid() else None
+        if self.pid != os.getpid():  # (a fork's copy of its parent's guard: not this process's child)
+            self.child, self.task_w, self.res_r, self.pid = None, -1, -1, os.getpid()
+        if self.child is None or not self.child.alive():
+            self._stop()
             self._start()
         try:
-            self.conn.send(name)
-            if self.conn.poll(TIMEOUT):
-                return self.conn.recv()
-        except (EOFError, OSError, BrokenPipeError):
+            children.send_bytes(self.task_w, name.encode("utf-8", "surrogateescape"))
+            if select.select([self.res_r], [], [], TIMEOUT)[0]:
+                out = children.recv_bytes(self.res_r)
+                if out is not None:
+                    return out.decode("utf-8", "surrogateescape") or None
+        except (EOFError, OSError):
             pass
         self._stop()  # too slow, too big, or dead: the name stays mangled
         return None

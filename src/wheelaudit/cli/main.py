@@ -85,6 +85,7 @@ def console() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     from wheelaudit.archive import NotAWheel
+    from wheelaudit.children import ForkFailed
     from wheelaudit.cli.common import OutputFailed, ReaderGone, _silence_stdout
     from wheelaudit.ruleset.load import RulesError
     from wheelaudit.scan import ScanFailed
@@ -108,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
         if _received:
             raise Signalled(_received[0])
         return code
-    except (SettingError, UsageError, ScanFailed) as exc:
+    except (SettingError, UsageError, ScanFailed, ForkFailed) as exc:
         _say(f"wheelaudit: error: {exc}")
         return EXIT_USAGE
     except RulesError as exc:

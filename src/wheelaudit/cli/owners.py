@@ -201,6 +201,7 @@ def _write_table(out: TextIO, rows: list[list[str]], header: list[str], width: i
 
 
 def render_strings_text(wheel, results: list[StringCarriers], out: TextIO, color: bool) -> None:
+    from wheelaudit.render.escape import visible
     from wheelaudit.render.text import aside, paint
 
     out.write(paint(wheel.path.name, "bold", color) + f"  {wheel.name} {wheel.version}\n")
@@ -213,7 +214,7 @@ def render_strings_text(wheel, results: list[StringCarriers], out: TextIO, color
         for path, archs in r.binaries:
             b = wheel.library(path)
             where = f"  ({', '.join(archs)} slice{'s' if len(archs) > 1 else ''} of {len(b.slices)})" if b.universal and len(archs) < len(b.slices) else ""
-            out.write(f"    {path}{where}\n")
+            out.write(f"    {visible(path)}{where}\n")
     matched = sum(1 for r in results if r.matched)
     aside(out, f"\n{matched} of {len(results)} string{'s' if len(results) != 1 else ''} found\n")
 

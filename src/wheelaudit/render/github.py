@@ -16,6 +16,7 @@ from typing import TextIO
 from wheelaudit.model.finding import Finding
 from wheelaudit.model.report import Report
 from wheelaudit.render import text
+from wheelaudit.render.escape import safe, visible
 
 
 def escape_data(text: str) -> str:
@@ -27,6 +28,8 @@ def escape_property(text: str) -> str:
 
 
 def command(f: Finding, wheel_name: str) -> str:
+    # (what comes from the wheel: controls escaped here, line breaks as the toolkit does, below)
+    f, wheel_name = safe(f, keep_breaks=True), visible(wheel_name, keep_breaks=True)
     level = "error" if f.severity == "error" else "warning"
     props = []
     if f.paths:

@@ -25,7 +25,12 @@ from wheelaudit.model.report import Report, WheelReport
 from wheelaudit.render.drawing import layout
 from wheelaudit.render.text import human_size
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _escape(m: re.Match[str]) -> str:
+    c = m.group()
+    return {"\n": "\\n", "\r": "\\r"}.get(c) or (f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}")
 
 
 def esc(value: object) -> str:
@@ -33,7 +38,7 @@ def esc(value: object) -> str:
     characters and undecodable bytes shown as escapes (nothing a browser would drop or
     misread)."""
     text = str(value).encode("utf-8", "backslashreplace").decode("utf-8")
-    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    text = _CONTROL.sub(_escape, text)
     return html.escape(text, quote=True)
 
 

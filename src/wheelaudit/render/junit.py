@@ -17,6 +17,7 @@ from typing import Any, TextIO
 
 from wheelaudit.model.finding import SEVERITY_RANK, Finding
 from wheelaudit.model.report import Report, WheelReport
+from wheelaudit.render.escape import safe, visible
 
 #: the failure's ``message`` attribute is cut here (the full text is the element's body)
 MESSAGE_LIMIT = 400
@@ -100,7 +101,7 @@ def _clean(text: str) -> str:
 
 def _text(findings: list[Finding]) -> str:
     lines = []
-    for f in findings:
+    for f in map(safe, findings):
         lines.append(f"{f.code} {f.severity}" + (f" [{f.subject}]" if f.subject else "") + f": {f.message}")
         for p in f.paths[:8]:
             lines.append(f"    at {p}")
@@ -123,7 +124,7 @@ def junit_tree(report: Report) -> ET.Element:
         props = ET.SubElement(suite, "properties")
         for k, v in (("wheel", str(w.path)), ("name", w.name), ("version", w.version), ("tags", ",".join(w.tags)),
                      ("rules", report.rules_path or ""), ("fail-on", report.fail_on)):
-            ET.SubElement(props, "property", name=k, value=_clean(v))
+            ET.SubElement(props, "property", name=k, value=visible(v))
         ids, skipped = rule_ids(ruleset, wr)
         counts = {"tests": 0, "failures": 0, "skipped": 0}
         for rid in ids:
@@ -134,7 +135,7 @@ def junit_tree(report: Report) -> ET.Element:
             other = [f for f in fs if f not in failing]
             if failing:
                 codes = list(dict.fromkeys(f.code for f in failing))
-                first = failing[0]
+                first = safe(failing[0])
                 message = f"{first.code} {first.message}"
                 if len(failing) > 1:
                     message = f"{len(failing)} findings ({', '.join(codes)}); first: {message}"

@@ -18,6 +18,7 @@ from typing import TextIO
 from wheelaudit.model.finding import Finding
 from wheelaudit.model.report import Report
 from wheelaudit.render import text
+from wheelaudit.render.escape import visible
 
 #: rows of each table before the rest is counted
 MAX_ROWS = 500
@@ -32,6 +33,7 @@ _MARKUP = str.maketrans({c: "\\" + c for c in "\\`*_[]~|"})
 def cell(value: str, limit: int | None = None) -> str:
     """``value`` as the text of a table cell: HTML and Markdown markup escaped (``|`` too),
     lines joined with ``<br>``."""
+    value = "\n".join(visible(line) for line in value.split("\n"))  # (a wheel's controls shown)
     if limit is not None and len(value) > limit:
         value = value[: limit - 1] + "…"
     value = html.escape(value, quote=False).translate(_MARKUP)

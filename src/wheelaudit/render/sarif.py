@@ -42,6 +42,7 @@ from wheelaudit import __version__
 from wheelaudit.model.finding import CODES, SEVERITY_RANK, Finding
 from wheelaudit.model.report import Report, WheelReport
 from wheelaudit.render.text import wheel_label
+from wheelaudit.render.escape import safe, visible
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -185,6 +186,7 @@ def fingerprint(f: Finding, dist: str, platform: str, wr: WheelReport, occurrenc
 
 
 def _message(f: Finding, wheel_name: str) -> str:
+    f, wheel_name = safe(f), visible(wheel_name)  # (a message a viewer shows: what comes from the wheel escaped)
     text = f.message
     if f.symbols and not any(s in f.message for s in f.symbols[:1]):
         text += " Symbols: " + ", ".join(f.symbols[:5]) + (f" (+{len(f.symbols) - 5} more)" if len(f.symbols) > 5 else "")
@@ -201,7 +203,7 @@ def result(f: Finding, wr: WheelReport, places: _Places, dist: str, platform: st
     related = [{
         "id": i,
         "physicalLocation": {"artifactLocation": {"uri": _uri(p), "uriBaseId": wheel_name}},
-        "message": {"text": f"{p} in {wheel_name}"},
+        "message": {"text": f"{visible(p)} in {visible(wheel_name)}"},
     } for i, p in enumerate(f.paths)]
     r: dict[str, Any] = {
         "ruleId": f.code,

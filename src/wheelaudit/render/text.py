@@ -11,6 +11,7 @@ from typing import TextIO
 from wheelaudit.model.finding import CODES, Finding
 from wheelaudit.model.report import Report
 from wheelaudit.model.wheel import Wheel
+from wheelaudit.render.escape import safe, visible
 
 RESET = "\033[0m"
 STYLES = {"error": "\033[31m", "warning": "\033[33m", "ok": "\033[32m", "dim": "\033[2m", "bold": "\033[1m"}
@@ -68,7 +69,9 @@ def human_size(n: int) -> str:
 
 
 def table(rows: list[list[str]], header: list[str]) -> list[str]:
-    """Left-aligned columns; the last column is not padded."""
+    """Left-aligned columns; the last column is not padded. Cells are :func:`visible` (names from
+    a wheel: one line each)."""
+    rows = [[visible(c) for c in r] for r in rows]
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     lines = []
     for r in [header, *rows]:
@@ -85,7 +88,8 @@ def cut(items: list[str], limit: int = 5) -> str:
 
 def render_findings(wheel_name: str, findings: list[Finding], out: TextIO, color: bool = False) -> None:
     """The text block of each finding: ``wheel: CODE severity [subject]``, message, paths."""
-    for f in findings:
+    wheel_name = visible(wheel_name)
+    for f in map(safe, findings):  # (what comes from the wheel: one line of visible characters)
         sev = paint(f.severity, f.severity, color)
         head = f"{wheel_name}: {paint(f.code, 'bold', color)} {sev}"
         if f.subject:
@@ -151,7 +155,7 @@ def render_statistics(report: Report, out: TextIO, color: bool = False) -> None:
     for line in table(rows, ["count", "code", "name", "default"]) if rows else []:
         out.write(line + "\n")
     for note in report.notes:
-        aside(out, f"note: {note}\n")
+        aside(out, f"note: {visible(note)}\n")
     aside(out, summary_line(report, color) + "\n")
 
 
@@ -183,11 +187,11 @@ def render_inspect(wheels: list[Wheel], out: TextIO, color: bool = False, symbol
         rows = []
         for b in w.libraries:
             if not b.ok:
-                rows.append([b.path, b.format, "?", b.kind, human_size(b.size), paint("unreadable", "error", color), "-", "-", "-", "-"])
+                rows.append([visible(b.path), b.format, "?", b.kind, human_size(b.size), paint("unreadable", "error", color), "-", "-", "-", "-"])
                 continue
             sl0 = b.slices[0]
             rows.append([
-                b.path, b.format, ",".join(b.archs), b.kind, human_size(b.size), b.identity or "-",
+                visible(b.path), b.format, ",".join(b.archs), b.kind, human_size(b.size), visible(b.identity or "-"),
                 str(len(b.dependencies)), "/".join(str(s.exports_count) for s in b.slices),
                 "/".join(str(s.imports_count) for s in b.slices), str(len(b.rpaths)),
             ])
@@ -197,9 +201,9 @@ def render_inspect(wheels: list[Wheel], out: TextIO, color: bool = False, symbol
                 out.write("  " + line + "\n")
         for b in w.libraries:
             if not b.ok:
-                out.write(f"\n  {paint(b.path, 'bold', color)}: {paint('WA001', 'error', color)} {b.error}\n")
+                out.write(f"\n  {paint(visible(b.path), 'bold', color)}: {paint('WA001', 'error', color)} {visible(b.error or '')}\n")
                 continue
-            more(f"\n  {paint(b.path, 'bold', color)}\n")
+            more(f"\n  {paint(visible(b.path), 'bold', color)}\n")
             for sl in b.slices:
                 prefix = f"    [{sl.arch}] " if b.universal else "    "
                 facts = []
@@ -242,29 +246,29 @@ def render_inspect(wheels: list[Wheel], out: TextIO, color: bool = False, symbol
                         elif where == f"external: {d.name}":
                             shown = "  → external (allowed)"
                         else:
-                            shown = f"  → {where}"
-                    more(f"{prefix}  dep {d.name}{kind}{shown}\n")
+                            shown = f"  → {visible(where)}"
+                    more(f"{prefix}  dep {visible(d.name)}{kind}{shown}\n")
                 for r in sl.rpaths:
                     more(f"{prefix}  {r.kind} {r.path!r}\n")
                 for note in sl.notes:
-                    more(f"{prefix}  note: {note}\n")
+                    more(f"{prefix}  note: {visible(note)}\n")
                 if symbols:
                     for s in sl.exports:
                         flag = "W" if s.weak else "T" if s.type == "func" else "D"
-                        more(f"{prefix}  {flag} {s.demangled}\n")
+                        more(f"{prefix}  {flag} {visible(s.demangled)}\n")
                     if sl.imports_from:  # PE: each name under the DLL it comes from
                         for dll, names in sl.imports_from.items():
                             for n in names:
-                                more(f"{prefix}  U {n} ({dll})\n")
+                                more(f"{prefix}  U {visible(n)} ({visible(dll)})\n")
                     else:
                         for n in sl.imports:
-                            more(f"{prefix}  U {n}\n")
+                            more(f"{prefix}  U {visible(n)}\n")
                     for n, target in sl.forwarders.items():
-                        more(f"{prefix}  F {n} -> {target}\n")
+                        more(f"{prefix}  F {visible(n)} -> {visible(target)}\n")
         if w.surface is not None:
             _render_surface(w, out, color)
         for f in w.findings:
-            out.write(f"\n  {paint(f.code, 'error', color)} {f.message}\n")
+            out.write(f"\n  {paint(f.code, 'error', color)} {visible(f.message)}\n")
         out.write("\n")
 
 

@@ -470,7 +470,8 @@ def whole_paths(paths: list[str], width: int) -> str:
 
 
 def render_text(d: WheelDiff, out: TextIO, color: bool = False, limit: int | None = 20) -> None:
-    from wheelaudit.review.dups import term_width
+    from wheelaudit.review.dups import shorten, term_width
+    from wheelaudit.render.escape import visible
     from wheelaudit.render.text import aside, paint, table
 
     width = term_width()
@@ -549,7 +550,7 @@ def render_text(d: WheelDiff, out: TextIO, color: bool = False, limit: int | Non
         section("Identity, architectures, exports")
         shown, rest = cut(other)
         for c in shown:
-            out.write(f"  {c.path}\n")
+            out.write(f"  {visible(c.path)}\n")
             if c.identity:
                 out.write(f"      identity  {c.identity[0] or '-'} → {c.identity[1] or '-'}\n")  # (never cut: paths)
             if c.archs:
@@ -590,7 +591,7 @@ def render_text(d: WheelDiff, out: TextIO, color: bool = False, limit: int | Non
         section("Dependencies and rpaths")
         shown, rest = cut(linkage)
         for c in shown:
-            out.write(f"  {c.path}\n")
+            out.write(f"  {visible(c.path)}\n")
             for dep in c.deps_removed:
                 out.write(f"      − dep    {dep}\n")
             for dep in c.deps_added:

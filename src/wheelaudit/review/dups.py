@@ -505,7 +505,11 @@ def term_width(default: int = 120) -> int:
 
 
 def shorten(text: str, width: int) -> str:
-    """``text`` cut to ``width`` characters with a trailing ``…``."""
+    """``text`` (names from a wheel: :func:`~wheelaudit.render.escape.visible`) cut to ``width``
+    characters with a trailing ``…``."""
+    from wheelaudit.render.escape import visible
+
+    text = visible(text)
     if width <= 1 or len(text) <= width:
         return text
     return text[: width - 1] + "…"

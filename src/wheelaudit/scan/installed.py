@@ -26,7 +26,8 @@ from pathlib import Path
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
-from wheelaudit.archive.installed import Environment, InstalledDist, NotAnEnvironment, installed_dists, locate
+from wheelaudit.archive.installed import (Environment, InstalledDist, NotAnEnvironment, installed_dists, locate,
+                                          unlisted_native)
 from wheelaudit.checks.index import Interest
 from wheelaudit.model.finding import Finding
 from wheelaudit.model.wheel import Wheel
@@ -45,8 +46,11 @@ def scan_environment(target: str | os.PathLike[str] | None, *, strings: Iterable
     env = locate(target)
     notes = env.notes
     dists: list[InstalledDist] = []
+    problems: list[Finding] = []
     for site in env.sites:
-        dists += installed_dists(site, notes)
+        here = installed_dists(site, notes, problems)
+        problems += unlisted_native(site, here)
+        dists += here
     dists, twice = _one_version_each(dists)
     if not dists:
         raise NotAnEnvironment(f"{_where(env)}: no installed distribution with a RECORD to audit"
@@ -67,7 +71,7 @@ def scan_environment(target: str | os.PathLike[str] | None, *, strings: Iterable
 
     merged = merge_wheels(scanned, digests=digests)
     merged.path = env.path
-    merged.findings += twice
+    merged.findings += problems + twice
     return merged, notes
 
 

@@ -2,15 +2,14 @@
 
 Each worker is forked once the wheel's directory is read (it has the member list), opens the
 wheel itself, and is given batches of member indices through a pipe of its own; it sends back
-each member's record and facts through another. Process hygiene, as invariants:
+each member's record and facts through another. Process hygiene: workers are
+started by :func:`wheelaudit.children.spawn` (they end with the parent whatever its way out, hold
+no other child's pipe ends and never the command's standard streams; see there), and:
 
-* A worker holds no write end of any pipe but its own result pipe: the ends a fork inherits
-  (the parent's ends of its own pipes, of the other workers' pipes, of the life pipe) are closed
-  first thing, so every pipe's reader sees end-of-file when its writer goes.
-* Workers never outlive the parent: each watches the life pipe, whose only write end the parent
-  holds; when it closes (the parent ended, however), the worker ends at once.
 * Workers ignore SIGINT, SIGTERM and SIGHUP: the parent decides. Leaving the pool (normally, on
   an error or on a signal's exception) kills and reaps every worker.
+* A worker that fails sends its error through its result pipe before it ends; the parent names
+  it with the member.
 * Each worker writes the member it is reading, and since when, to its slot of a shared page: a
   worker that dies (killed, out of memory, a crash) is named with that member, and the scan ends
   with :class:`ScanFailed` (never a result made up for the part not read); a worker that overruns
@@ -24,14 +23,14 @@ import mmap
 import os
 import pickle
 import select
-import signal
 import struct
-import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
 
+from wheelaudit import children
 from wheelaudit.archive import MemberReader, WheelSource
+from wheelaudit.children import ForkFailed, can_fork  # noqa: F401 - re-exported
 from wheelaudit.model.binary import Binary
 from wheelaudit.checks.index import Interest
 from wheelaudit.scan.read import Read, read_member, timed_out
@@ -42,10 +41,6 @@ KILL_GRACE = 5.0
 #: sequence odd, writes the other two fields, then makes it even; the parent trusts a slot only
 #: when two reads agree on an even sequence (a read while the worker writes is no measurement)
 _SLOT = struct.Struct("<qqd")
-#: the signals that stop a run (the command line handles them in the parent)
-_STOP_SIGNALS = {getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n)} \
-    if hasattr(signal, "pthread_sigmask") else set()  # (member index or -1, since: time.monotonic())
-
 Outcome = dict[int, tuple[Read, "Binary | None"]]
 
 
@@ -60,40 +55,20 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def can_fork() -> bool:
-    return hasattr(os, "fork")
-
-
 class _Worker:
-    def __init__(self, pid: int, slot: int, task_w: int, res_r: int) -> None:
-        self.pid, self.slot, self.task_w, self.res_r = pid, slot, task_w, res_r
+    def __init__(self, child: children.Child, slot: int, task_w: int, res_r: int) -> None:
+        self.child, self.slot, self.task_w, self.res_r = child, slot, task_w, res_r
         self.batch: list[int] = []
-        self.status: int | None = None  # os.waitpid's, once reaped
+        self.error = ""  # what the worker said before it ended, if it failed
 
     def close_fds(self) -> None:
-        for fd in (self.task_w, self.res_r):
-            if fd >= 0:
-                try:
-                    os.close(fd)
-                except OSError:
-                    pass
+        children.close(self.task_w)
+        children.close(self.res_r)
         self.task_w = self.res_r = -1
 
     def kill(self) -> None:
-        if self.status is None:
-            try:
-                os.kill(self.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            self.reap()
+        self.child.kill()
         self.close_fds()
-
-    def reap(self) -> None:
-        if self.status is None:
-            try:
-                self.status = os.waitpid(self.pid, 0)[1]
-            except ChildProcessError:
-                self.status = 0
 
 
 class Pool:
@@ -107,7 +82,6 @@ class Pool:
         self.pending: deque[list[int]] = deque()
         self.out: Outcome = {}
         self.slots = mmap.mmap(-1, _SLOT.size * njobs)
-        self.life_r, self.life_w = os.pipe()
 
     # ---- the parent's side -------------------------------------------------------------------
     def start(self, batches: Sequence[list[int]]) -> None:
@@ -138,10 +112,6 @@ class Pool:
         for w in self.workers:
             w.kill()
         self.workers = []
-        for fd in (self.life_r, self.life_w):
-            if fd >= 0:
-                os.close(fd)
-        self.life_r = self.life_w = -1
         if not self.slots.closed:
             self.slots.close()
 
@@ -153,7 +123,9 @@ class Pool:
 
     def _take(self, w: _Worker, msg: tuple) -> None:
         kind = msg[0]
-        if kind == "rec":  # a native member read; its parsing starts
+        if kind == "err":  # the worker failed; its end follows
+            w.error = msg[1]
+        elif kind == "rec":  # a native member read; its parsing starts
             idx, read = msg[1], Read(*msg[2])
             self.out[idx] = (read, Binary(path=self.source.members[idx].path, format=read.format or "elf",  # type: ignore[arg-type]
                                           size=read.size, error="not parsed"))
@@ -183,9 +155,9 @@ class Pool:
             self._died(w)
 
     def _retire(self, w: _Worker) -> None:
-        os.close(w.task_w)  # (end-of-file: the worker ends)
+        children.close(w.task_w)  # (end-of-file: the worker ends)
         w.task_w = -1
-        w.reap()
+        w.child.reap()
         w.close_fds()
         self.workers.remove(w)
 
@@ -204,9 +176,7 @@ class Pool:
             idx = next((i for i in w.batch if i not in self.out), -1)
         w.kill()
         self.workers.remove(w)
-        status = w.status or 0
-        how = (f"killed by signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status)
-               else f"exit status {os.WEXITSTATUS(status)}")
+        how = w.child.how() + (f": {w.error}" if w.error else "")
         where = self.source.members[idx].path if idx >= 0 else "a member"
         raise ScanFailed(f"{self.source.path}: the worker process reading {where} ended abruptly ({how}); "
                          "the wheel was not fully read, so it is not judged")
@@ -236,33 +206,17 @@ class Pool:
         _SLOT.pack_into(self.slots, slot * _SLOT.size, 0, -1, 0.0)
         task_r, task_w = os.pipe()
         res_r, res_w = os.pipe()
-        inherited = [task_w, res_r, self.life_w] + [fd for w in self.workers for fd in (w.task_w, w.res_r) if fd >= 0]
-        # (the stop signals wait while the worker is forked and registered: a signal handled in
-        # between would leave a worker the pool does not know of)
-        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS) if _STOP_SIGNALS else None
+        children.hold(task_w, res_r)
         try:
-            pid = os.fork()
-            if pid == 0:  # pragma: no cover - the child (its work is checked through the parent)
-                code = 1
-                try:
-                    for sig in _STOP_SIGNALS:
-                        signal.signal(sig, signal.SIG_IGN)  # the parent decides, and ends the workers
-                    signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
-                    for fd in inherited:
-                        os.close(fd)
-                    _worker(self, slot, task_r, res_w)
-                    code = 0
-                except BaseException as exc:  # noqa: BLE001 - said, then the parent reports the member
-                    os.write(2, f"wheelaudit: worker {os.getpid()}: {type(exc).__name__}: {exc}\n".encode())
-                finally:
-                    os._exit(code)  # (a forked child never runs the parent's exit handlers)
-            os.close(task_r)
-            os.close(res_w)
-            w = _Worker(pid, slot, task_w, res_r)
-            self.workers.append(w)
-        finally:
-            if blocked is not None:
-                signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+            child = children.spawn(lambda: _worker(self, slot, task_r, res_w), keep=(task_r, res_w))
+        except ForkFailed:
+            for fd in (task_r, res_w, task_w, res_r):
+                children.close(fd)
+            raise
+        os.close(task_r)
+        os.close(res_w)
+        w = _Worker(child, slot, task_w, res_r)
+        self.workers.append(w)
         self._give(w, self.pending.popleft())
 
 
@@ -270,14 +224,17 @@ class Pool:
 
 
 def _worker(pool: Pool, slot: int, task_r: int, res_w: int) -> None:
-    life_r = pool.life_r
-
-    def watch() -> None:  # the parent's end of the life pipe closes: the parent is gone
-        while os.read(life_r, 1):
+    try:
+        _work(pool, slot, task_r, res_w)
+    except BaseException as exc:  # noqa: BLE001 - said to the parent, which names the member
+        try:
+            _send(res_w, ("err", f"{type(exc).__name__}: {exc}"[:2000]))
+        except OSError:
             pass
-        os._exit(1)
+        raise
 
-    threading.Thread(target=watch, daemon=True, name="wheelaudit-life").start()
+
+def _work(pool: Pool, slot: int, task_r: int, res_w: int) -> None:
     source = pool.source
     members = source.members
     at = slot * _SLOT.size
@@ -320,29 +277,10 @@ def _read_sending(reader: MemberReader, m, idx: int, pool: Pool, res_w: int) -> 
 
 
 def _send(fd: int, obj) -> None:
-    payload = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-    view = memoryview(struct.pack("<I", len(payload)) + payload)
-    while view:
-        view = view[os.write(fd, view):]
-
-
-def _read_exactly(fd: int, n: int) -> bytes:
-    parts, left = [], n
-    while left:
-        part = os.read(fd, min(left, 1 << 20))
-        if not part:
-            raise EOFError
-        parts.append(part)
-        left -= len(part)
-    return b"".join(parts)
+    children.send_bytes(fd, pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
 
 
 def _recv(fd: int):
     """The next message, or None at end-of-file (the writer closed). EOFError mid-message."""
-    head = os.read(fd, 4)
-    if not head:
-        return None
-    if len(head) < 4:
-        head += _read_exactly(fd, 4 - len(head))
-    (n,) = struct.unpack("<I", head)
-    return pickle.loads(_read_exactly(fd, n))
+    payload = children.recv_bytes(fd)
+    return None if payload is None else pickle.loads(payload)
