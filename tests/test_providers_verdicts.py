@@ -8,7 +8,7 @@ from pathlib import Path
 from packaging.tags import parse_tag
 
 from wheelaudit.ruleset.conditions import traits_from_tags
-from wheelaudit.model.binary import Binary, Dependency, Rpath, Slice
+from wheelaudit.model.binary import Binary, Dependency, Rpath, Slice, Symbol
 from wheelaudit.checks.linkage import check_linkage, resolution_table
 from wheelaudit.scan import Wheel
 
@@ -16,8 +16,9 @@ LINUX = "cp311-cp311-manylinux_2_28_x86_64"
 
 
 def ext(needed) -> Binary:
-    return Binary(path="ext/_C.so", format="elf", size=1, slices=[Slice(
-        arch="x86_64", dependencies=[Dependency(n) for n in needed], rpaths=[Rpath("$ORIGIN", "runpath")])])
+    return Binary(path="ext/_C.so", format="elf", size=1, slices=[Slice(  # (a module: it exports PyInit__C)
+        arch="x86_64", dependencies=[Dependency(n) for n in needed], rpaths=[Rpath("$ORIGIN", "runpath")],
+        exports=[Symbol("PyInit__C")])])
 
 
 def wheel(needed, requires=()) -> Wheel:

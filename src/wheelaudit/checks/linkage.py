@@ -48,7 +48,7 @@ from wheelaudit.platforms import tags as platforms
 
 from wheelaudit.platforms import policydata, providers
 from wheelaudit.model.binary import Binary, Dependency, Slice
-from wheelaudit.checks.extension import is_extension_module, loaded_binaries
+from wheelaudit.load import LoadModel, is_extension_module, load_model
 from wheelaudit.model.finding import Finding, examples
 from wheelaudit.ruleset.globs import Glob
 
@@ -436,13 +436,17 @@ class Resolution:
     #: a provider from the provider table: whether the wheel requires it (None: the rules'
     #: provided-by, whose requirement WA505 checks itself)
     required: bool | None = None
+    #: found already loaded (the load model): how it came to be loaded and why the loader
+    #: reuses it ("imported as triton._C.libtriton by triton/__init__.py:8, which the loader
+    #: reuses by SONAME")
+    route: str | None = None
 
     @property
     def where(self) -> str | None:
         """The value shown by ``inspect``: a path inside the wheel, ``"external: <name>"``,
         ``"provided-by: <dist>"``, ``"weak, absent"`` or None."""
         if self.status == "inside":
-            return self.path
+            return f"{self.path} (already loaded: {self.route})" if self.route else self.path
         if self.status == "external":
             if self.build_path:
                 return f"external: {self.external} (outside the wheel; the build path {self.build_path} is tried first)"
@@ -525,6 +529,7 @@ class _Resolver:
         self.wheel = wheel
         self.rules = rules
         self.layout = _Layout(wheel)
+        self.load: LoadModel = load_model(wheel)
         self._elf_dirs: dict[tuple[str, str], tuple[list[_Search], str | None]] = {}
         self._macho_dirs: dict[tuple[str, str], list[_Search]] = {}
 
@@ -572,7 +577,12 @@ class _Resolver:
 
     def _finish(self, b: Binary, dep: Dependency, tried: list[str], reason: str | None = None,
                 hint: str | None = None) -> Resolution:
-        """After looking inside the wheel in vain: provided-by, allowed externals, weak."""
+        """After looking inside the wheel in vain: an image already loaded in every context
+        ``b`` is loaded in (the load model), provided-by, allowed externals, weak."""
+        reuse = self.load.reused(b, dep.name) if not dep.name.startswith("/") else None
+        if reuse is not None:
+            image, how = reuse
+            return Resolution(dep, "inside", path=image.path, tried=tried, route=f"{image.route}, {how}")
         dist = self.rules.provider(dep.name)
         if dist is not None:  # the rules' provided-by decides first (project-specific providers)
             return Resolution(dep, "provided", dist=dist, tried=tried)
@@ -855,11 +865,12 @@ def _wa501(wheel, rules: _Rules, resolved: dict[str, dict[str, list[Resolution]]
     by_path = {b.path: b for b in wheel.libraries}
     # dependency name -> binary -> (resolution, archs)
     from wheelaudit.checks.abi import links_libpython
-    from wheelaudit.checks.extension import is_extension_module
+
+    model = load_model(wheel)
 
     failing: dict[str, dict[str, tuple[Resolution, list[str]]]] = {}
     for path, per_arch in resolved.items():
-        extension = is_extension_module(by_path[path])
+        extension = path in model.extensions
         for arch, rs in per_arch.items():
             for r in rs:
                 if r.status != "unresolved":
@@ -1274,6 +1285,12 @@ def check_linkage(wheel, rule=None, resolved: dict[str, dict[str, list[Resolutio
     # (a DLL the package loads by its full path at import, scikit-learn's vcomp140.dll, is loaded
     # at every import, as a linked one is; so is what it links)
     preloaded = {p.lower() for p in getattr(wheel, "preloaded_dlls", ())}
-    loaded = loaded_binaries(wheel.libraries, also=[b for b in wheel.libraries if b.path.lower() in preloaded])
+    model = load_model(wheel)
+    loaded = set(model.loaded)
+    for b in wheel.libraries:
+        if b.ok and b.path.lower() in preloaded and b.path in model.binaries:
+            loaded.update(model.closure(b.path))
+    # (a file no platform loader loads gets no loader verdict: its facts are shown by inspect)
+    resolved = {p: r for p, r in resolved.items() if p not in model.never}
     return (_wa501(wheel, rules, resolved, loaded) + _wa502(wheel, rules, resolved) + _wa505(wheel, resolved, rules, loaded)
-            + _wa507(wheel, resolved) + check_unbound(wheel, resolved, rule) + platforms.check_platform(wheel, loaded))
+            + _wa507(wheel, resolved) + check_unbound(wheel, resolved, rule) + platforms.check_platform(wheel, loaded, never=model.never))

@@ -100,6 +100,7 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
         surface = texts.surface
         dll_dirs = texts.loads.folders if texts.loads is not None else []
         preloaded = texts.loads.preloaded if texts.loads is not None else []
+        events = _import_events(source, libraries)
     for b in libraries:
         if b.error:
             findings.append(Finding("WA001", f"{b.path}: {b.error}", subject=b.path, paths=[b.path]))
@@ -118,6 +119,7 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
         surface=surface,
         dll_directories=dll_dirs,
         preloaded_dlls=preloaded,
+        import_events=events,
         sizes=sizes,
         archive_size=archive_size,
     )
@@ -158,6 +160,17 @@ def _read_texts(source: WheelSource, info, pe: bool) -> _Texts:
 
         loads = import_time_loads(files, text_of)
     return _Texts(surface, loads)
+
+
+def _import_events(source: WheelSource, libraries: list[Binary]) -> dict[str, list]:
+    """What the wheel's Python modules import and load at import time
+    (:func:`wheelaudit.archive.load_order.import_events`): read only when the wheel ships a
+    native binary, the only thing the load model orders."""
+    if not libraries:
+        return {}
+    from wheelaudit.archive.load_order import MAX_BYTES, import_events
+
+    return import_events(source.files(), lambda member: source.read_text(member, MAX_BYTES + 1)[0])
 
 
 def _read_inline(reader: MemberReader, members, needles, interest, timeout, progress) -> Outcome:

@@ -1,0 +1,255 @@
+"""The load model: who loads each binary, when, and what is already loaded then (issue #30).
+
+Every pattern is a wheel of binaries built here from C by gcc (ELF), clang + ld64.lld (Mach-O)
+and MinGW-w64 (PE), with Python sources that say the import order; the command line judges it:
+
+* a plugin its host loads after the core library finds that library already loaded (SONAME);
+* a package that imports a helper package first serves the helper's library to its own module;
+* a plugin loaded by path that needs a library installed outside Python is a warning, not an error;
+* a launcher template (pip's distlib ``t64.exe``, setuptools' ``cli-64.exe``) gets no loader verdict,
+  and ``check --env`` of a fresh virtual environment passes;
+* severities: an older VC++ runtime is an error like msvcp140.dll; a wheel with no binary for its
+  tag's architecture fails whoever loads it; a Mach-O ``LC_RPATH $ORIGIN`` is a WA502 error.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from wheelaudit.cli.main import main
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "fixtures"
+SDK = FIXTURES / "sdk"
+LINUX = "cp311-cp311-manylinux_2_28_x86_64"
+EXT = ".cpython-311-x86_64-linux-gnu.so"
+
+
+def _write_wheel(path: Path, members: dict[str, bytes], tag: str, dist: str, requires: tuple[str, ...] = ()) -> Path:
+    sys.path.insert(0, str(FIXTURES))
+    try:
+        from make_wheels import write_dist_wheel
+    finally:
+        sys.path.remove(str(FIXTURES))
+    meta = f"Metadata-Version: 2.1\nName: {dist}\nVersion: 1.0\n" + "".join(f"Requires-Dist: {r}\n" for r in requires)
+    return write_dist_wheel(path / f"{dist}-1.0-{tag}.whl", members, tag, dist, "1.0", (meta + "\n").encode())
+
+
+def wheelaudit(*argv) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main([str(a) for a in argv])
+    return code, out.getvalue(), err.getvalue()
+
+
+def findings(*argv) -> tuple[int, list[dict]]:
+    code, out, err = wheelaudit("check", *argv, "--format", "json")
+    assert code in (0, 1), err
+    return code, [f for w in json.loads(out)["wheels"] for f in w["findings"]]
+
+
+def _run(cmd: list[str], cwd: Path) -> None:
+    subprocess.run(cmd, cwd=cwd, check=True, capture_output=True)
+
+
+@pytest.fixture(scope="session")
+def elf(tmp_path_factory) -> dict[str, bytes]:
+    """ELF libraries, each a real gcc build."""
+    if shutil.which("gcc") is None:
+        pytest.fail("gcc is needed (scripts/setup.sh installs it)", pytrace=False)
+    d = tmp_path_factory.mktemp("load_elf")
+    src = {
+        "core.c": "int core_fn(void) { return 1; }\nvoid *PyInit_libcore(void) { return 0; }\n",
+        "plug.c": "int core_fn(void);\nint plugin_init(void) { return core_fn(); }\n",
+        "helper.c": "int helper_fn(void) { return 2; }\n",
+        "hmod.c": "int helper_fn(void);\nvoid *PyInit__helper(void) { return (void *)(long)helper_fn(); }\n",
+        "amod.c": "int helper_fn(void);\nvoid *PyInit__app(void) { return (void *)(long)helper_fn(); }\n",
+        "mosek.c": "int mosek_optimize(void) { return 0; }\n",
+        "solver.c": "int mosek_optimize(void);\nint casadi_register_conic_mosek(void) { return mosek_optimize(); }\n",
+        "pcore.c": "void *PyInit__core(void) { return 0; }\n",
+    }
+    for name, text in src.items():
+        (d / name).write_text(text)
+    gcc = ["gcc", "-shared", "-fPIC", "-O1"]
+    _run(gcc + ["-Wl,-soname,libcore.so", "-o", "libcore.so", "core.c"], d)
+    _run(gcc + ["-o", "libplug.so", "plug.c", "-L.", "-lcore"], d)  # NEEDED libcore.so, no rpath
+    _run(gcc + ["-Wl,-soname,libhelper.so.1", "-o", "libhelper.so.1", "helper.c"], d)
+    (d / "libhelper.so").symlink_to("libhelper.so.1")
+    _run(gcc + ["-Wl,--enable-new-dtags", "-Wl,-rpath,$ORIGIN/lib", "-o", "_helper.so", "hmod.c", "-L.", "-lhelper"], d)
+    _run(gcc + ["-o", "_app.so", "amod.c", "-L.", "-lhelper"], d)  # NEEDED libhelper.so.1, no rpath
+    _run(gcc + ["-Wl,-soname,libmosek64.so.10", "-o", "libmosek64.so.10", "mosek.c"], d)
+    (d / "libmosek64.so").symlink_to("libmosek64.so.10")
+    _run(gcc + ["-o", "libcasadi_conic_mosek.so", "solver.c", "-L.", "-lmosek64"], d)
+    _run(gcc + ["-o", "_core.so", "pcore.c"], d)
+    _run(["clang", "--target=aarch64-linux-gnu", "-fPIC", "-shared", "-nostdlib", "-fuse-ld=lld", "-O1",
+          "-Wl,-soname,libbase.so", "-o", "libbase.aarch64.so", "helper.c"], d)
+    return {p.name: p.read_bytes() for p in d.iterdir() if p.is_file() and not p.is_symlink() and ".so" in p.name}
+
+
+# --------------------------------------------------------------------------------------------
+# item 2: already loaded
+
+
+def _core_wheel(tmp_path: Path, elf: dict[str, bytes], init: str) -> Path:
+    return _write_wheel(tmp_path, {
+        "core/__init__.py": init.encode(),
+        "core/_C/__init__.py": b"",
+        "core/_C/libcore.so": elf["libcore.so"],  # an extension module (PyInit_libcore), as triton's libtriton
+        "core/plugins/libplug.so": elf["libplug.so"],  # NEEDED libcore.so, no rpath: opened by path
+    }, LINUX, "core")
+
+
+def test_a_plugin_loaded_after_its_core_library_finds_it_by_soname(tmp_path, elf):
+    code, found = findings(_core_wheel(tmp_path, elf, "from ._C import libcore\n"), "--select", "WA501")
+    assert (code, found) == (0, [])
+    code, out, _ = wheelaudit("inspect", _core_wheel(tmp_path, elf, "from ._C import libcore\n"), "--format", "json")
+    assert code == 0
+    assert "imported as core._C.libcore by core/__init__.py:1" in out and "reuses by SONAME" in out
+
+
+def test_a_plugin_whose_core_is_not_imported_first_gets_no_reuse(tmp_path, elf):
+    """Without the import, nothing says libcore.so is loaded before the plugin: the verdict is
+    the one of a plugin loaded by path (a warning naming the shipped library)."""
+    code, found = findings(_core_wheel(tmp_path, elf, "VERSION = 1\n"), "--select", "WA501")
+    assert code == 0
+    [f] = found
+    assert f["severity"] == "warning" and f["subject"] == "libcore.so"
+
+
+def _helper_wheels(tmp_path: Path, elf: dict[str, bytes], app_init: str) -> tuple[Path, Path]:
+    helper = _write_wheel(tmp_path, {
+        "helper/__init__.py": b"from . import _helper\n",
+        f"helper/_helper{EXT}": elf["_helper.so"],  # RUNPATH $ORIGIN/lib
+        "helper/lib/libhelper.so.1": elf["libhelper.so.1"],
+    }, LINUX, "helper")
+    app = _write_wheel(tmp_path, {
+        "app/__init__.py": app_init.encode(),
+        f"app/_app{EXT}": elf["_app.so"],  # NEEDED libhelper.so.1, no rpath
+    }, LINUX, "app", requires=("helper",))
+    return helper, app
+
+
+def test_a_package_that_imports_a_helper_package_first_is_served_its_library(tmp_path, elf):
+    helper, app = _helper_wheels(tmp_path, elf, "import helper\nfrom . import _app\n")
+    code, found = findings(helper, app, "--together", "--select", "WA501")
+    assert (code, found) == (0, [])
+
+
+def test_the_import_order_decides(tmp_path, elf):
+    """The module imported before the helper package: nothing has loaded libhelper.so.1 yet."""
+    helper, app = _helper_wheels(tmp_path, elf, "from . import _app\nimport helper\n")
+    code, found = findings(helper, app, "--together", "--select", "WA501")
+    assert code == 1
+    [f] = found
+    assert (f["severity"], f["subject"]) == ("error", "libhelper.so.1")
+
+
+# --------------------------------------------------------------------------------------------
+# item 1: an importable name is not an extension module
+
+
+def test_a_solver_plugin_loaded_by_path_that_needs_a_commercial_library_is_a_warning(tmp_path, elf):
+    w = _write_wheel(tmp_path, {
+        "solver/__init__.py": b"from . import _core\n",
+        f"solver/_core{EXT}": elf["_core.so"],
+        # an importable name (libcasadi_conic_mosek.so), but no PyInit_libcasadi_conic_mosek: a plugin
+        "solver/libcasadi_conic_mosek.so": elf["libcasadi_conic_mosek.so"],
+    }, LINUX, "solver")
+    code, found = findings(w, "--select", "WA501")
+    assert code == 0
+    [f] = found
+    assert (f["severity"], f["subject"]) == ("warning", "libmosek64.so.10")
+    assert "loaded by path" in f["message"]
+
+
+# --------------------------------------------------------------------------------------------
+# item 3: never loaded
+
+
+@pytest.fixture(scope="session")
+def launcher(tmp_path_factory) -> bytes:
+    """A Windows console program, as the launcher templates are (MinGW-w64)."""
+    if shutil.which("x86_64-w64-mingw32-gcc") is None:
+        pytest.fail("x86_64-w64-mingw32-gcc is needed (scripts/setup.sh installs it)", pytrace=False)
+    d = tmp_path_factory.mktemp("load_pe")
+    (d / "t.c").write_text("int main(void) { return 0; }\n")
+    _run(["x86_64-w64-mingw32-gcc", "-O1", "-o", "t64.exe", "t.c"], d)
+    return (d / "t64.exe").read_bytes()
+
+
+def test_launcher_templates_get_no_loader_verdict(tmp_path, launcher):
+    w = _write_wheel(tmp_path, {
+        "tool/__init__.py": b"",
+        "tool/_vendor/distlib/t64.exe": launcher,
+        "tool/_vendor/distlib/w64-arm.exe": launcher,
+        "setuptools/cli-64.exe": launcher,
+        "tool/helper.exe": launcher,  # not a template: a Windows program in a pure wheel
+    }, "py3-none-any", "tool")
+    code, found = findings(w)
+    assert sorted((f["code"], f["subject"]) for f in found) == [("WA503", "tool/helper.exe")]
+    code, out, _ = wheelaudit("inspect", w, "--format", "json")
+    assert code == 0 and "tool/_vendor/distlib/t64.exe" in out  # (the facts are still shown)
+
+
+def test_check_env_of_a_fresh_virtual_environment_passes(tmp_path):
+    """``python -m venv`` (pip and setuptools from the interpreter's bundled wheels: no network)."""
+    venv = tmp_path / "fresh"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True,
+                   env={**os.environ, "PIP_NO_INDEX": "1"})
+    site = next(venv.glob("lib/python3*/site-packages"))
+    if not list(site.glob("pip/_vendor/distlib/*.exe")) and not list(site.glob("setuptools/*.exe")):
+        pytest.skip("this interpreter's bundled pip and setuptools ship no launcher templates")
+    code, out, err = wheelaudit("check", "--env", venv / "bin" / "python", "--format", "json")
+    assert code == 0, out + err
+    assert [f for w in json.loads(out)["wheels"] for f in w["findings"]] == []
+
+
+# --------------------------------------------------------------------------------------------
+# item 6: severities that agree with each other
+
+
+@pytest.fixture(scope="session")
+def old_crt(tmp_path_factory) -> bytes:
+    """A DLL that imports MSVCR120.dll (the VC++ 2013 runtime), MinGW-w64's import library."""
+    if shutil.which("x86_64-w64-mingw32-gcc") is None:
+        pytest.fail("x86_64-w64-mingw32-gcc is needed (scripts/setup.sh installs it)", pytrace=False)
+    d = tmp_path_factory.mktemp("load_crt")
+    (d / "p.c").write_text("#include <stdio.h>\nint plugin_run(void) { return puts(\"x\"); }\n")
+    _run(["x86_64-w64-mingw32-gcc", "-shared", "-O1", "-nostdlib", "-Wl,--entry,0", "-o", "plugin.dll", "p.c",
+          "-lmsvcr120"], d)
+    return (d / "plugin.dll").read_bytes()
+
+
+def test_an_older_vc_runtime_is_an_error_like_msvcp140(tmp_path, old_crt):
+    w = _write_wheel(tmp_path, {"pkg/__init__.py": b"", "pkg/bin/plugin.dll": old_crt}, "cp311-cp311-win_amd64", "pkg")
+    code, found = findings(w, "--select", "WA501")
+    assert code == 1
+    [f] = found
+    assert (f["severity"], f["subject"]) == ("error", "MSVCR120.dll")
+    assert "Visual C++ redistributable" in f["message"]
+
+
+def test_a_wheel_with_no_binary_for_its_architecture_fails_even_by_path(tmp_path, elf):
+    w = _write_wheel(tmp_path, {"pkg/__init__.py": b"", "pkg/libmosek64.so.10": elf["libmosek64.so.10"]},
+                     "py3-none-manylinux_2_28_aarch64", "pkg")
+    code, found = findings(w, "--select", "WA503")
+    assert code == 1
+    [f] = found
+    assert f["severity"] == "error" and "ships no binary at all for manylinux_2_28_aarch64" in f["message"]
+    # beside a binary that serves the tag, the by-path one stays a warning (a per-platform pick)
+    both = _write_wheel(tmp_path / "both" if (tmp_path / "both").mkdir() is None else tmp_path, {
+        "pkg/__init__.py": b"", "pkg/libmosek64.so.10": elf["libmosek64.so.10"],
+        "pkg/arm/libbase.so": elf["libbase.aarch64.so"]}, "py3-none-manylinux_2_28_aarch64", "pkg")
+    code, found = findings(both, "--select", "WA503")
+    assert code == 0
+    [f] = found
+    assert f["severity"] == "warning" and f["subject"] == "pkg/libmosek64.so.10"
