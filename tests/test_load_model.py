@@ -253,3 +253,36 @@ def test_a_wheel_with_no_binary_for_its_architecture_fails_even_by_path(tmp_path
     assert code == 0
     [f] = found
     assert f["severity"] == "warning" and f["subject"] == "pkg/libmosek64.so.10"
+
+
+@pytest.fixture(scope="session")
+def origin_module(tmp_path_factory) -> dict[str, bytes]:
+    """Mach-O (clang + ld64.lld): an extension module whose LC_RPATH is ``$ORIGIN/lib``, an ELF
+    spelling dyld does not expand, and the library it needs by ``@rpath/``."""
+    ld = shutil.which("ld64.lld") or next((str(p) for p in Path("/usr/lib").glob("llvm-*/bin/ld64.lld")), None)
+    if shutil.which("clang") is None or ld is None:
+        pytest.fail("clang and ld64.lld are needed (scripts/setup.sh installs them)", pytrace=False)
+    d = tmp_path_factory.mktemp("load_macho")
+    (d / "dep.c").write_text("int dep_fn(void) { return 1; }\n")
+    (d / "ext.c").write_text("int dep_fn(void);\nvoid *PyInit__ext(void) { return (void *)(long)dep_fn(); }\n")
+    cc = ["clang", "-target", "arm64-apple-macos11", "-O1", "-c"]
+    link = [ld, "-dylib", "-arch", "arm64", "-platform_version", "macos", "11.0", "11.0", f"-L{SDK}", "-lSystem"]
+    _run(cc + ["dep.c", "-o", "dep.o"], d)
+    _run(cc + ["ext.c", "-o", "ext.o"], d)
+    _run(link + ["-install_name", "@rpath/libdep.dylib", "-o", "libdep.dylib", "dep.o"], d)
+    _run(link + ["-rpath", "$ORIGIN/lib", "-o", "_ext.so", "ext.o", "libdep.dylib"], d)
+    return {"_ext.so": (d / "_ext.so").read_bytes(), "libdep.dylib": (d / "libdep.dylib").read_bytes()}
+
+
+def test_a_macho_origin_rpath_that_a_lookup_passes_through_is_a_wa502_error(tmp_path, origin_module):
+    w = _write_wheel(tmp_path, {"pkg/__init__.py": b"from . import _ext\n",
+                                "pkg/_ext.cpython-311-darwin.so": origin_module["_ext.so"],
+                                "pkg/lib/libdep.dylib": origin_module["libdep.dylib"]},
+                     "cp311-cp311-macosx_11_0_arm64", "pkg")
+    code, found = findings(w)
+    assert code == 1
+    wa502 = [f for f in found if f["code"] == "WA502"]
+    assert [(f["severity"], f["subject"]) for f in wa502] == [("error", "$ORIGIN/lib")]
+    assert "dyld does not expand $ORIGIN" in wa502[0]["message"]
+    [wa501] = [f for f in found if f["code"] == "WA501"]
+    assert "dyld does not expand $ORIGIN" in wa501["message"]

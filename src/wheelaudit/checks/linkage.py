@@ -520,6 +520,9 @@ def _expand_macho_entry(entry: str, owner_dir: str, owner: str, own: bool) -> _S
                        "@executable_path is the python executable's directory, unknowable for an extension module")
     if entry.startswith("/"):
         return _Search(entry.rstrip("/") or "/", True, label)
+    if entry.startswith(("$ORIGIN", "${ORIGIN}")):
+        return _Search(None, False, label, "dyld does not expand $ORIGIN (its spelling is @loader_path): a relative "
+                                           "LC_RPATH, relative to the current directory, which is unknowable")
     return _Search(None, False, label,
                    "a relative LC_RPATH is relative to the current directory, which is unknowable")
 
@@ -1176,10 +1179,17 @@ def _rpath_verdict(entry: str, fmt: str, rules: _Rules, reached: set[str]) -> _R
     if writable:
         where = ("the current directory" if entry == "" or relative else
                  "a directory where any user can place files")
+        origin = fmt == "macho" and entry.startswith(("$ORIGIN", "${ORIGIN}"))
+        if origin:
+            where = ("dyld does not expand $ORIGIN (ld.so's spelling; dyld's is @loader_path): a directory "
+                     "relative to the current directory")
         if "resolved" in reached:
             return _RpathVerdict("error", f"{where}, searched before the library looked for is found: "
                                           "anyone who can write there can make this binary load other code")
         if "unresolved" in reached:
+            if origin:  # (a porting mistake, never meant: an error whatever the WA501 of the lookup is)
+                return _RpathVerdict("error", f"{where}, searched by a lookup that finds nothing else: anyone "
+                                              "who can write there can make this binary load other code")
             return None  # the WA501 of that dependency names the route, this entry with it
         return _RpathVerdict("warning", f"{where}, but no lookup of this binary reaches it")
     if reached:
