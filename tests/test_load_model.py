@@ -286,3 +286,84 @@ def test_a_macho_origin_rpath_that_a_lookup_passes_through_is_a_wa502_error(tmp_
     assert "dyld does not expand $ORIGIN" in wa502[0]["message"]
     [wa501] = [f for f in found if f["code"] == "WA501"]
     assert "dyld does not expand $ORIGIN" in wa501["message"]
+
+
+# --------------------------------------------------------------------------------------------
+# resolution is linear in the input (hostile shapes: model objects, as a reader would give them)
+
+
+def _model_wheel(libs, tag):
+    from packaging.tags import parse_tag
+
+    from wheelaudit.ruleset.conditions import traits_from_tags
+    from wheelaudit.scan import Wheel
+
+    tags = sorted(parse_tag(tag), key=str)
+    return Wheel(path=Path(f"h-1.0-{tag}.whl"), name="h", version="1.0", tags=[str(t) for t in tags],
+                 traits=traits_from_tags(tags, "1.0"), files=[b.path for b in libs], libraries=libs)
+
+
+def _peak_mb(wheel) -> tuple[list, float]:
+    import tracemalloc
+
+    from wheelaudit.checks.linkage import check_linkage
+
+    tracemalloc.start()
+    try:
+        found = check_linkage(wheel)
+        return found, tracemalloc.get_traced_memory()[1] / 1e6
+    finally:
+        tracemalloc.stop()
+
+
+def _module(path, fmt, arch, deps, rpaths, **kw):
+    from wheelaudit.model.binary import Binary, Slice, Symbol
+
+    name = path.rsplit("/", 1)[-1].split(".", 1)[0]
+    return Binary(path, fmt, 1, slices=[Slice(arch, dependencies=deps, rpaths=rpaths,
+                                              exports=[Symbol(f"PyInit_{name}")], **kw)])
+
+
+def test_macho_thousands_of_dependencies_times_thousands_of_rpaths_stay_small():
+    """3,000 ``@rpath/`` dependencies through 3,000 LC_RPATH entries: each lookup used to keep
+    what it tried (9 million strings, gigabytes at 6,000 x 6,000)."""
+    from wheelaudit.model.binary import Dependency, Rpath
+
+    n = 3000
+    w = _model_wheel([_module("pkg/_ext.cpython-311-darwin.so", "macho", "arm64",
+                              [Dependency(f"@rpath/libd{i}.dylib", "load") for i in range(n)],
+                              [Rpath(f"@loader_path/r{i}", "lc_rpath") for i in range(n)])],
+                     "cp311-cp311-macosx_11_0_arm64")
+    found, peak = _peak_mb(w)
+    assert len([f for f in found if f.code == "WA501"]) == n
+    assert "(+2992 more)" in next(f.message for f in found if f.code == "WA501")
+    assert peak < 50, peak
+
+
+def test_elf_a_huge_runpath_times_missing_dependencies_stays_small():
+    from wheelaudit.model.binary import Dependency, Rpath
+
+    w = _model_wheel([_module("pkg/_ext.cpython-311-x86_64-linux-gnu.so", "elf", "x86_64",
+                              [Dependency(f"libmissing{i}.so") for i in range(100)],
+                              [Rpath(f"$ORIGIN/r{i}", "runpath") for i in range(30_000)])],
+                     "cp311-cp311-manylinux_2_28_x86_64")
+    found, peak = _peak_mb(w)
+    assert len([f for f in found if f.code == "WA501"]) == 100
+    assert peak < 50, peak
+
+
+def test_libraries_that_inherit_each_others_search_paths_share_them():
+    """1,000 libraries, each loading the next, each with a DT_RPATH its loaded ones inherit and a
+    dependency found nowhere: each list used to be a copy of every loader's entries."""
+    from wheelaudit.model.binary import Binary, Dependency, Rpath, Slice
+
+    n = 1000
+    libs = [_module("pkg/l0/_ext.cpython-311-x86_64-linux-gnu.so", "elf", "x86_64",
+                    [Dependency("libc1.so"), Dependency("libgone0.so")], [Rpath("$ORIGIN/../l1", "rpath")])]
+    for i in range(1, n):
+        deps = ([Dependency(f"libc{i + 1}.so")] if i + 1 < n else []) + [Dependency(f"libgone{i}.so")]
+        libs.append(Binary(f"pkg/l{i}/libc{i}.so", "elf", 1, slices=[Slice(
+            "x86_64", identity=f"libc{i}.so", dependencies=deps, rpaths=[Rpath(f"$ORIGIN/../l{i + 1}", "rpath")])]))
+    found, peak = _peak_mb(_model_wheel(libs, "cp311-cp311-manylinux_2_28_x86_64"))
+    assert sorted(f.subject for f in found if f.code == "WA501") == sorted(f"libgone{i}.so" for i in range(n))
+    assert peak < 50, peak

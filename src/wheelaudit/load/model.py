@@ -137,8 +137,10 @@ class LoadModel:
         self._steps = 0
         self._states: dict[str, _State] = {}
         self._closures: dict[str, list[str]] = {}
-        #: path -> contexts (sequence, how many of its images, closure prefix)
-        self._contexts: dict[str, list[tuple[_Seq, int, tuple[str, ...]]]] = {}
+        #: path -> contexts (sequence, how many of its images, the entry whose closure it is in, how
+        #: many of that closure's images)
+        self._contexts: dict[str, list[tuple[_Seq, int, str | None, int]]] = {}
+        self._closure_keys: dict[str, dict[tuple[str, str], int]] = {}
         self._overflow: set[str] = set()
         self._by_path_loads: dict[str, list] = {}  # archive path -> load events naming it
         for evs in events.values():
@@ -234,12 +236,12 @@ class LoadModel:
 
     # -- contexts -----------------------------------------------------------------------------
 
-    def _add(self, path: str, seq: _Seq, n: int, closure: tuple[str, ...]) -> None:
+    def _add(self, path: str, seq: _Seq, n: int, entry: str | None, j: int) -> None:
         if path in self._overflow:
             return
         ctx = self._contexts.setdefault(path, [])
-        item = (seq, n, closure)
-        if any(c[0] is seq and c[1] == n and c[2] == closure for c in ctx):
+        item = (seq, n, entry if j else None, j)
+        if any(c[0] is seq and c[1:] == item[1:] for c in ctx):
             return
         if len(ctx) >= MAX_CONTEXTS:
             self._overflow.add(path)
@@ -252,7 +254,7 @@ class LoadModel:
         order = self.closure(path)
         for j, p in enumerate(order):
             self.loaded.add(p)
-            self._add(p, seq, n, tuple(order[:j]))
+            self._add(p, seq, n, path, j)
 
     def _build(self) -> None:
         # the packages the wheel's Python code forms, each imported in full
@@ -261,7 +263,7 @@ class LoadModel:
             st = self._package(top)
             for i, im in enumerate(st.seq.images):
                 self.loaded.add(im.path)
-                self._add(im.path, st.seq, i, ())
+                self._add(im.path, st.seq, i, None, 0)
         for path in sorted(self.extensions):
             b = self.binaries[path]
             dotted = _module_name(_installed(path), importable_name(b) or "")
@@ -293,7 +295,17 @@ class LoadModel:
         order = self.closure(path)
         for j, p in enumerate(order):
             if p == path or p not in self.loaded:
-                self._add(p, seq, len(seq.images), tuple(order[:j]))
+                self._add(p, seq, len(seq.images), path, j)
+
+    def _closure_index(self, entry: str) -> dict[tuple[str, str], int]:
+        """Reuse key -> its first position in ``entry``'s closure (made once per entry)."""
+        got = self._closure_keys.get(entry)
+        if got is None:
+            got = self._closure_keys[entry] = {}
+            for i, p in enumerate(self.closure(entry)):
+                for k in self._keys(self.binaries[p], linked=i > 0):
+                    got.setdefault(k, i)
+        return got
 
     def _package_of(self, source: str) -> str:
         inst = _installed(source)[:-3].split("/")
@@ -326,15 +338,15 @@ class LoadModel:
         if b.format == "pe":
             key = ("pe", posixpath.basename(name.replace("\\", "/")).lower())
         found: Image | None = None
-        for seq, n, closure in ctxs:
+        for seq, n, entry, j in ctxs:
             pos = seq.first.get(key)
             if pos is not None and pos < n:
                 found = found or seq.images[pos]
                 continue
-            hit = next((p for p in closure if key in self._keys(self.binaries[p], linked=p != closure[0])), None)
-            if hit is None:
+            at = self._closure_index(entry).get(key) if entry is not None else None
+            if at is None or at >= j:
                 return None
-            found = found or Image(hit, f"linked before it by {closure[0]}")
+            found = found or Image(self.closure(entry)[at], f"linked before it by {entry}")  # type: ignore[arg-type]
         if found is None or found.path == b.path:
             return None
         return found, f"which the loader reuses by {_REUSE_BY[b.format]}"
@@ -345,13 +357,14 @@ class LoadModel:
         ctxs = self._contexts.get(b.path)
         if not ctxs:
             return None
-        seq, n, closure = ctxs[0]
+        seq, n, entry, j = ctxs[0]
         shown = [posixpath.basename(im.path) for im in seq.images[:n]][-3:]
         more = "" if len(ctxs) == 1 else f" (and in {len(ctxs) - 1} other context{'s' if len(ctxs) > 2 else ''})"
-        if not n and not closure:
+        if not n and not j:
             return None
         before = ", ".join(shown) if n else "nothing of the wheel"
-        return f"loaded after {before}{' and ' + ', '.join(posixpath.basename(p) for p in closure) if closure else ''}{more}"
+        linked = f" and {j} image{'s' if j > 1 else ''} of the closure of {entry}" if entry and j else ""
+        return f"loaded after {before}{linked}{more}"
 
 
 def load_model(wheel) -> LoadModel:
