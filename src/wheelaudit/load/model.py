@@ -7,6 +7,8 @@ The entry points:
 * **commands**: executables and the wheel's scripts, run directly;
 * **loads by path** found in the sources (``ctypes.CDLL``, ``ffi.dlopen``,
   ``torch.ops.load_library``, ... :mod:`wheelaudit.archive.load_order`), at import time or later;
+* **libraries for other distributions**: in a wheel without extension modules (PyQt6-Qt6, which
+  PyQt6's modules link), each library another binary of the wheel links;
 * **plugins**: any other binary that nothing links and no importer takes, which its host opens by
   path. Its host is code of the package the file lies in, which runs once that package is
   imported: the images the package's ``__init__.py`` loaded are there before it.
@@ -274,6 +276,12 @@ class LoadModel:
         empty = _Seq()
         for path in sorted(self.commands):
             self._enter(path, empty, 0)
+        if not self.extensions:
+            # a wheel of libraries for other distributions' modules (PyQt6-Qt6 for PyQt6): a library
+            # that a binary of the wheel links is what those modules link too, loaded at their
+            # import; a binary nothing links stays a plugin, opened by path
+            for path in sorted(self._linked()):
+                self._enter(path, empty, 0)
         # loads by path: from the code that loads it, else (a plugin) from its package
         for path, b in sorted(self.binaries.items()):
             if path in self.loaded or path in self.never:
@@ -289,6 +297,20 @@ class LoadModel:
             if "/" in _installed(path) and top in self._modules:
                 st = self._package(top)
                 self._enter_plugin(path, st.seq)
+
+    def _linked(self) -> set[str]:
+        """The binaries another binary of the wheel links (by the name a dependency gives)."""
+        out: set[str] = set()
+        for b in self.binaries.values():
+            if b.path in self.never:
+                continue
+            for s in b.slices:
+                for dep in s.dependencies:
+                    base = posixpath.basename(dep.name.replace("\\", "/"))
+                    for hit in self._named.get((b.format, base.lower() if b.format == "pe" else base), ()):
+                        if hit.path != b.path and hit.path not in self.never:
+                            out.add(hit.path)
+        return out
 
     def _enter_plugin(self, path: str, seq: _Seq) -> None:
         """A plugin: in its package's context, not counted as loaded by the platform's loader."""
