@@ -169,6 +169,9 @@ def test_a_solver_plugin_loaded_by_path_that_needs_a_commercial_library_is_a_war
     [f] = found
     assert (f["severity"], f["subject"]) == ("warning", "libmosek64.so.10")
     assert "loaded by path" in f["message"]
+    # the message names the route: who opens the plugin, after what
+    assert "opened by path by code of the package solver, once solver/__init__.py has run" in f["message"]
+    assert "loaded after _core" in f["message"]
 
 
 # --------------------------------------------------------------------------------------------

@@ -1134,6 +1134,9 @@ def _wa501(wheel, rules: _Rules, resolved: dict[str, dict[str, list[Resolution]]
             hint = (f"ship {_basename(name)} in the wheel (delvewheel repair vendors it); a project whose install "
                     f"instructions require the Visual C++ Redistributable declares that instead: "
                     f"[linkage] allow-external = [\"{_basename(name).lower()}\"]")
+        route = model.route(b)
+        if route:  # (the context the lookup was judged in: how the binary is loaded, what is there)
+            msg += f" [{first}: {route}]"
         out.append(Finding("WA501", msg, subject=name, paths=paths, rule=RULE,
                            severity_override="warning" if optional else None, hint=hint))
     return out

@@ -144,6 +144,8 @@ class LoadModel:
         self._contexts: dict[str, list[tuple[_Seq, int, str | None, int]]] = {}
         self._closure_keys: dict[str, dict[tuple[str, str], int]] = {}
         self._overflow: set[str] = set()
+        #: path -> how it is first loaded, in words (the route a message names)
+        self._how: dict[str, str] = {}
         self._by_path_loads: dict[str, list] = {}  # archive path -> load events naming it
         for evs in events.values():
             for e in evs:
@@ -256,6 +258,8 @@ class LoadModel:
         order = self.closure(path)
         for j, p in enumerate(order):
             self.loaded.add(p)
+            if j:
+                self._how.setdefault(p, f"linked by {path}")
             self._add(p, seq, n, path, j)
 
     def _build(self) -> None:
@@ -265,6 +269,7 @@ class LoadModel:
             st = self._package(top)
             for i, im in enumerate(st.seq.images):
                 self.loaded.add(im.path)
+                self._how.setdefault(im.path, im.route)
                 self._add(im.path, st.seq, i, None, 0)
         for path in sorted(self.extensions):
             b = self.binaries[path]
@@ -272,15 +277,18 @@ class LoadModel:
             parent = dotted.rpartition(".")[0] if dotted else ""
             st = self._package(parent)
             pos = st.seq.paths.get(path)
+            self._how.setdefault(path, f"imported as {dotted}" if dotted else "imported")
             self._enter(path, st.seq, len(st.seq.images) if pos is None else pos)
         empty = _Seq()
         for path in sorted(self.commands):
+            self._how.setdefault(path, "run as a command")
             self._enter(path, empty, 0)
         if not self.extensions:
             # a wheel of libraries for other distributions' modules (PyQt6-Qt6 for PyQt6): a library
             # that a binary of the wheel links is what those modules link too, loaded at their
             # import; a binary nothing links stays a plugin, opened by path
             for path in sorted(self._linked()):
+                self._how.setdefault(path, "linked by the modules of the distributions that use this wheel")
                 self._enter(path, empty, 0)
         # loads by path: from the code that loads it, else (a plugin) from its package
         for path, b in sorted(self.binaries.items()):
@@ -289,6 +297,7 @@ class LoadModel:
             evs = self._by_path_loads.get(path, [])
             if evs:
                 for e in evs:
+                    self._how.setdefault(path, f"loaded by path ({e.how}) at {e.where}")
                     pkg = self._package_of(e.source)
                     st = self._package(pkg) if pkg else _State()
                     self._enter(path, st.seq, len(st.seq.images))
@@ -296,6 +305,8 @@ class LoadModel:
             top = _installed(path).split("/", 1)[0]
             if "/" in _installed(path) and top in self._modules:
                 st = self._package(top)
+                self._how.setdefault(path, f"opened by path by code of the package {top}, once "
+                                           f"{self._modules[top]} has run")
                 self._enter_plugin(path, st.seq)
 
     def _linked(self) -> set[str]:
@@ -372,6 +383,16 @@ class LoadModel:
         if found is None or found.path == b.path:
             return None
         return found, f"which the loader reuses by {_REUSE_BY[b.format]}"
+
+    def route(self, b: Binary) -> str | None:
+        """How ``b`` is loaded and what is loaded before it, in words, for a message (``opened by
+        path by code of the package triton, once triton/__init__.py has run; loaded before it:
+        libtriton.so``); None when the model knows nothing of it."""
+        how = self._how.get(b.path)
+        if how is None:
+            return None
+        before = self.context_words(b)
+        return f"{how}; {before}" if before else how
 
     def context_words(self, b: Binary) -> str | None:
         """How ``b`` is loaded, in words, for a message (``loaded by path, by code of triton, after
