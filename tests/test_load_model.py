@@ -370,3 +370,17 @@ def test_libraries_that_inherit_each_others_search_paths_share_them():
     found, peak = _peak_mb(_model_wheel(libs, "cp311-cp311-manylinux_2_28_x86_64"))
     assert sorted(f.subject for f in found if f.code == "WA501") == sorted(f"libgone{i}.so" for i in range(n))
     assert peak < 50, peak
+
+
+def test_the_model_imports_no_stage_above_it():
+    """``model/`` is plain data: at load time its modules import only each other (a lower stage
+    never imports a higher one)."""
+    import ast
+
+    for path in sorted((ROOT / "src" / "wheelaudit" / "model").glob("*.py")):
+        tree = ast.parse(path.read_text())
+        for node in tree.body:  # (module level: what importing the module runs)
+            if isinstance(node, ast.If):  # if TYPE_CHECKING: annotations only
+                continue
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("wheelaudit."):
+                assert node.module.startswith("wheelaudit.model"), f"{path.name} imports {node.module}"
