@@ -20,8 +20,8 @@ Each module's events, in source order:
 Statements inside ``if``, ``try`` and ``with`` count as run (both branches: a reader cannot know
 which runs, and the load model only ever uses an event to say an image *may* be served, in every
 context, never to hide a dependency). Modules are followed from every top-level package's
-``__init__.py`` through the imports found, at most :data:`MAX_MODULES` files of at most
-:data:`MAX_BYTES` each; what lies past the bound is not read (fewer events: fewer images known
+``__init__.py`` through the imports found (breadth first), at most :data:`MAX_MODULES` files of
+at most :data:`MAX_BYTES` each and :data:`MAX_TOTAL_BYTES` in all; what lies past the bound is not read (fewer events: fewer images known
 to be loaded, never a finding lost).
 """
 
@@ -39,9 +39,10 @@ from wheelaudit.archive.pysource import last_name, parse
 
 __all__ = ["LoadEvent", "import_events", "module_files", "MAX_MODULES", "MAX_BYTES"]
 
-#: at most this many modules are read, each at most this many bytes
-MAX_MODULES = 400
+#: at most this many modules are read, each at most this many bytes, and this many bytes in all
+MAX_MODULES = 200
 MAX_BYTES = 1 << 20
+MAX_TOTAL_BYTES = 4 << 20
 
 #: calls that load their first argument, a library's path, now (last name of the callee)
 LOAD_CALLS = {
@@ -50,6 +51,10 @@ LOAD_CALLS = {
     "LoadLibraryExW": "LoadLibraryEx", "LoadLibraryEx": "LoadLibraryEx", "dlopen": "dlopen",
     "load_library": "torch.ops.load_library",
 }
+
+
+#: text a module must contain for its calls to be looked at (else only its statements are)
+_CALL_MARKERS = ("import_module", "__import__", *sorted({k for k in LOAD_CALLS}))
 
 
 @dataclass(frozen=True)
@@ -124,6 +129,28 @@ def _events_of(text: str, path: str) -> list[LoadEvent]:
             if not p.startswith("..") and p != ".":
                 out.append(LoadEvent("load-later" if later else "load", p, path, node.lineno, how))
 
+    def statements(body: list, later: bool) -> None:
+        """Statements only (no expression holds an import statement): the fast walk for a
+        module whose text names no call this reader follows."""
+        for node in body:
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                if not later:
+                    for name in _imports(node, package):
+                        if name:
+                            out.append(LoadEvent("import", name, path, node.lineno))
+                continue
+            inner = later or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            if inner and later:
+                continue  # (nothing in a function body runs at import, and no call is looked for)
+            for field in ("body", "orelse", "finalbody"):
+                part = getattr(node, field, None)
+                if isinstance(part, list):
+                    statements(part, inner)
+            for handler in getattr(node, "handlers", ()) or ():
+                statements(handler.body, inner)
+            for case in getattr(node, "cases", ()) or ():
+                statements(case.body, inner)
+
     def visit(node: ast.AST, later: bool) -> None:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
             later = True
@@ -144,7 +171,10 @@ def _events_of(text: str, path: str) -> list[LoadEvent]:
             visit(child, later)
 
     try:
-        visit(tree, False)
+        if any(m in text for m in _CALL_MARKERS):
+            visit(tree, False)
+        else:
+            statements(tree.body, False)
     except RecursionError:
         return []
     return out
@@ -157,13 +187,15 @@ def import_events(files: Iterable[str], read_text: Callable[[str], str | None]) 
     queue: deque[str] = deque(sorted(n for n in modules if "." not in n))
     seen = set(queue)
     out: dict[str, list[LoadEvent]] = {}
-    while queue and len(out) < MAX_MODULES:
+    total = 0
+    while queue and len(out) < MAX_MODULES and total < MAX_TOTAL_BYTES:
         name = queue.popleft()
         path = modules[name]
         text = read_text(path)
         if not text or len(text) > MAX_BYTES:
             out[path] = []
             continue
+        total += len(text)
         events = _events_of(text, path)
         out[path] = events
         for e in events:

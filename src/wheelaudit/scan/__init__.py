@@ -79,7 +79,7 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
                     # checks need, so that the work after the pool is only what needs its facts)
                     info = source.info
                     record = source.record_checker()
-                    texts = _read_texts(source, info, pe=_names_pe(members))
+                    texts = _read_texts(source, info, pe=_names_pe(members), native=_names_native(members))
                     outcome = pool.run()
             else:
                 info = source.info
@@ -93,14 +93,14 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
                 libraries.append(binary)
         findings = list(info.problems) + record.finish()
         if texts is None:
-            texts = _read_texts(source, info, pe=_names_pe(members))
+            texts = _read_texts(source, info, pe=_names_pe(members), native=_names_native(members))
         files = source.files()
         sizes = {m.path: (m.compressed, m.size) for m in members}
         archive_size = os.stat(p).st_size if source.is_zip else None
         surface = texts.surface
         dll_dirs = texts.loads.folders if texts.loads is not None else []
         preloaded = texts.loads.preloaded if texts.loads is not None else []
-        events = _import_events(source, libraries)
+        events = texts.events if libraries else {}
     for b in libraries:
         if b.error:
             findings.append(Finding("WA001", f"{b.path}: {b.error}", subject=b.path, paths=[b.path]))
@@ -131,6 +131,7 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
 class _Texts:
     surface: Surface | None  # the C++ consumer surface (issue #24), when the wheel has such files
     loads: ImportTimeLoads | None  # what the packages do to the DLL search when imported (PE only)
+    events: dict[str, list]  # what each module imports and loads at import time (load model; native wheels)
 
 
 def _names_pe(members) -> bool:
@@ -140,7 +141,13 @@ def _names_pe(members) -> bool:
     return any(m.path.lower().endswith((".dll", ".pyd", ".exe")) for m in members)
 
 
-def _read_texts(source: WheelSource, info, pe: bool) -> _Texts:
+def _names_native(members) -> bool:
+    """Whether a member is named as a native library or module (``.so``, ``.so.N``, ``.dylib``,
+    ``.pyd``, ``.dll``): only then can the import order matter."""
+    return any(m.path.lower().endswith((".so", ".dylib", ".pyd", ".dll")) or ".so." in m.path for m in members)
+
+
+def _read_texts(source: WheelSource, info, pe: bool, native: bool = True) -> _Texts:
     """The facts the wheel's text files give: its consumer surface and, for a wheel with PE
     binaries (``pe``), its import-time DLL folders and preloads."""
     files = source.files()
@@ -159,15 +166,13 @@ def _read_texts(source: WheelSource, info, pe: bool) -> _Texts:
         from wheelaudit.archive.dll_directories import import_time_loads
 
         loads = import_time_loads(files, text_of)
-    return _Texts(surface, loads)
+    return _Texts(surface, loads, _import_events(source) if native else {})
 
 
-def _import_events(source: WheelSource, libraries: list[Binary]) -> dict[str, list]:
+def _import_events(source: WheelSource) -> dict[str, list]:
     """What the wheel's Python modules import and load at import time
-    (:func:`wheelaudit.archive.load_order.import_events`): read only when the wheel ships a
-    native binary, the only thing the load model orders."""
-    if not libraries:
-        return {}
+    (:func:`wheelaudit.archive.load_order.import_events`): read only for a wheel with native
+    members, the only thing the load model orders (while the workers read the binaries)."""
     from wheelaudit.archive.load_order import MAX_BYTES, import_events
 
     return import_events(source.files(), lambda member: source.read_text(member, MAX_BYTES + 1)[0])
