@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from itertools import compress
 
 from wheelaudit.model.binary import Symbol
-from wheelaudit.model.interest import Interest
+from wheelaudit.model.interest import Interest, selective
 from wheelaudit.ruleset.globs import SymbolPattern
 from wheelaudit.binary.strings import last_in_strings
 from wheelaudit.binary.demangle import demangle, is_mangled
@@ -37,13 +37,7 @@ def hints_of(pattern: SymbolPattern) -> tuple[bytes, tuple[bytes, ...] | None]:
     return pattern_hints(pattern)
 
 
-def _selective(hints: tuple[bytes, ...]) -> bytes:
-    """The hint to look up (the others are checked on its candidates): the rarest, guessed as the
-    longest, with three characters of credit for the entity's own name, the last one
-    (``10add_Tensor`` of ``at::_ops::add_Tensor::call``, not ``4call``; ``3add`` of
-    ``at::native::add``, not ``6native``, which tens of thousands of names hold)."""
-    last = len(hints) - 1
-    return hints[max(range(len(hints)), key=lambda k: (len(hints[k]) + (3 if k == last else 0), k))]
+_selective = selective
 
 
 def _msvc_hints(mangled: tuple[bytes, ...]) -> tuple[str, ...]:
@@ -132,21 +126,8 @@ def locate(table: SymbolTable, hints: Iterable[bytes]) -> dict[bytes, set[int]]:
 
 
 def interest_of(patterns: Iterable[SymbolPattern]) -> Interest:
-    """The :class:`~wheelaudit.model.interest.Interest` of symbol patterns: the literal pieces
-    (hints) any name they match must contain."""
-    hints: set[bytes] = set()
-    all_mangled = everything = False
-    for p in patterns:
-        plain, mangled = hints_of(p)
-        if not plain:
-            everything = True
-        hints.add(plain)
-        if mangled is None:
-            all_mangled = True
-        elif mangled:
-            hints.add(_selective(mangled))
-    hints.discard(b"")
-    return Interest(frozenset(hints), all_mangled, everything)
+    """The :class:`~wheelaudit.model.interest.Interest` of symbol patterns (:meth:`Interest.of`)."""
+    return Interest.of(patterns)
 
 
 def narrow(table: SymbolTable, interest: Interest, keep_all: bool = False) -> SymbolTable:

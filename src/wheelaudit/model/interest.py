@@ -5,7 +5,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Interest"]
+__all__ = ["Interest", "selective"]
+
+
+def selective(hints: tuple[bytes, ...]) -> bytes:
+    """The hint to look up (the others are checked on its candidates): the rarest, guessed as the
+    longest, with three characters of credit for the entity's own name, the last one
+    (``10add_Tensor`` of ``at::_ops::add_Tensor::call``, not ``4call``; ``3add`` of
+    ``at::native::add``, not ``6native``, which tens of thousands of names hold)."""
+    last = len(hints) - 1
+    return hints[max(range(len(hints)), key=lambda k: (len(hints[k]) + (3 if k == last else 0), k))]
 
 
 @dataclass(frozen=True)
@@ -19,6 +28,26 @@ class Interest:
     hints: frozenset[bytes] = frozenset()
     all_mangled: bool = False
     everything: bool = False
+
+    @classmethod
+    def of(cls, patterns) -> Interest:
+        """The interest of symbol patterns (:class:`wheelaudit.ruleset.globs.SymbolPattern`): the
+        literal pieces (hints) any name they match must contain."""
+        from wheelaudit.binary.symbols import pattern_hints  # (the readers' stage, below this one)
+
+        hints: set[bytes] = set()
+        all_mangled = everything = False
+        for p in patterns:
+            plain, mangled = pattern_hints(p)
+            if not plain:
+                everything = True
+            hints.add(plain)
+            if mangled is None:
+                all_mangled = True
+            elif mangled:
+                hints.add(selective(mangled))
+        hints.discard(b"")
+        return cls(frozenset(hints), all_mangled, everything)
 
     @classmethod
     def for_rules(cls, ruleset) -> Interest:

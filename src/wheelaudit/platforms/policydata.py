@@ -170,7 +170,8 @@ def windows_dll_origin(name: str, machine: str, windows: str = "7") -> str | Non
         return "redistributable"
     if low in data.get("debug_runtime", ()):
         return "debug-runtime"
-    if re.fullmatch(data["delvewheel_vc_redist_pattern"], low) and low not in _clean_windows_crts(machine):
+    if (re.fullmatch(data["delvewheel_vc_redist_pattern"], low) and low not in _clean_windows_crts(machine)
+            and not any(low in names for names in data["python_runtime"].values())):
         # an older Visual C++ runtime (msvcr120.dll, msvcp100.dll, vcomp90.dll): no more on a clean
         # Windows than msvcp140.dll is
         return "redistributable"
