@@ -384,3 +384,42 @@ def test_the_model_imports_no_stage_above_it():
                 continue
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("wheelaudit."):
                 assert node.module.startswith("wheelaudit.model"), f"{path.name} imports {node.module}"
+
+
+@pytest.fixture(scope="session")
+def tool(tmp_path_factory) -> bytes:
+    """An executable that needs libcore.so and has no rpath (gcc)."""
+    d = tmp_path_factory.mktemp("load_tool")
+    (d / "core.c").write_text("int core_fn(void) { return 1; }\n")
+    (d / "tool.c").write_text("int core_fn(void);\nint main(void) { return core_fn() - 1; }\n")
+    _run(["gcc", "-shared", "-fPIC", "-Wl,-soname,libcore.so", "-o", "libcore.so", "core.c"], d)
+    _run(["gcc", "-o", "tool", "tool.c", "-L.", "-lcore"], d)
+    return (d / "tool").read_bytes()
+
+
+LAUNCHER = """\
+import os, subprocess
+
+HERE = os.path.dirname(__file__)
+
+
+def run(*args):
+    env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(HERE, "lib") + os.pathsep + os.environ.get("LD_LIBRARY_PATH", ""))
+    return subprocess.run([os.path.join(HERE, "bin", "tool"), *args], env=env)
+"""
+
+
+def test_a_tool_run_by_a_launcher_that_sets_ld_library_path_finds_its_library(tmp_path, elf, tool):
+    def build(init: str) -> Path:
+        d = tmp_path / str(len(list(tmp_path.iterdir())))
+        d.mkdir()
+        return _write_wheel(d, {"pkg/__init__.py": init.encode(), "pkg/bin/tool": tool,
+                                "pkg/lib/libcore.so": elf["libcore.so"]}, LINUX, "pkg")
+
+    code, found = findings(build(LAUNCHER), "--select", "WA501")
+    assert (code, found) == (0, [])
+    code, out, _ = wheelaudit("inspect", build(LAUNCHER), "--format", "json")
+    assert "LD_LIBRARY_PATH holds pkg/lib, which pkg/__init__.py:7 sets before it runs the tool" in out
+    # run without the launcher's environment, the tool does not find it
+    code, found = findings(build("VERSION = 1\n"), "--select", "WA501")
+    assert code == 1 and [f["subject"] for f in found] == ["libcore.so"]

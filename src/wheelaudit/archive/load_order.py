@@ -15,7 +15,9 @@ Each module's events, in source order:
   ``ctypes.WinDLL``, ``ffi.dlopen``, ``torch.ops.load_library``, ``LoadLibraryExW``), its path built
   from the module's own folder as :mod:`wheelaudit.archive.dll_directories` reads paths;
 * ``load-later``: the same call inside a function or class body: the file is loaded by path when
-  that code runs, after the module was imported.
+  that code runs, after the module was imported;
+* ``env``: a folder of the package put in ``LD_LIBRARY_PATH`` / ``DYLD_LIBRARY_PATH`` (a launcher
+  that sets it before it runs a tool of the wheel), anywhere in the module.
 
 Statements inside ``if``, ``try`` and ``with`` count as run (both branches: a reader cannot know
 which runs, and the load model only ever uses an event to say an image *may* be served, in every
@@ -53,8 +55,26 @@ LOAD_CALLS = {
 }
 
 
+#: the variables with which a launcher points a tool's loader at a folder before it runs the tool
+ENV_VARS = ("LD_LIBRARY_PATH", "DYLD_LIBRARY_PATH", "DYLD_FALLBACK_LIBRARY_PATH")
+
 #: text a module must contain for its calls to be looked at (else only its statements are)
-_CALL_MARKERS = ("import_module", "__import__", *sorted({k for k in LOAD_CALLS}))
+_CALL_MARKERS = ("import_module", "__import__", *sorted({k for k in LOAD_CALLS}), *ENV_VARS)
+
+
+def _env_values(value: ast.AST) -> list[ast.AST]:
+    """The parts of a search-path value that may name a folder: the value, the left of
+    ``folder + os.pathsep + ...``, the first field of an f-string, the items of
+    ``os.pathsep.join([...])``."""
+    out = [value]
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
+        out += _env_values(value.left)
+    elif isinstance(value, ast.JoinedStr) and value.values and isinstance(value.values[0], ast.FormattedValue):
+        out += _env_values(value.values[0].value)
+    elif (isinstance(value, ast.Call) and last_name(value.func) == "join" and isinstance(value.func, ast.Attribute)
+          and last_name(value.func.value) == "pathsep" and value.args):
+        out.append(value.args[0])
+    return out
 
 
 @dataclass(frozen=True)
@@ -129,6 +149,33 @@ def _events_of(text: str, path: str) -> list[LoadEvent]:
             if not p.startswith("..") and p != ".":
                 out.append(LoadEvent("load-later" if later else "load", p, path, node.lineno, how))
 
+    def env(node: ast.AST) -> None:
+        """``LD_LIBRARY_PATH`` (and dyld's) set to a folder of the package: in a dict, a keyword,
+        ``os.environ[...] = ``, ``os.environ.setdefault(...)`` / ``os.putenv(...)``."""
+        nonlocal paths
+        pairs: list[tuple[str, ast.AST]] = []
+        if isinstance(node, ast.Call):
+            pairs += [(kw.arg, kw.value) for kw in node.keywords if kw.arg in ENV_VARS]
+            if (len(node.args) >= 2 and isinstance(node.args[0], ast.Constant) and node.args[0].value in ENV_VARS
+                    and last_name(node.func) in ("setdefault", "putenv", "__setitem__")):
+                pairs.append((node.args[0].value, node.args[1]))
+        elif isinstance(node, ast.Dict):
+            pairs += [(k.value, v) for k, v in zip(node.keys, node.values)
+                      if isinstance(k, ast.Constant) and k.value in ENV_VARS]
+        elif isinstance(node, ast.Assign):
+            pairs += [(t.slice.value, node.value) for t in node.targets if isinstance(t, ast.Subscript)
+                      and isinstance(t.slice, ast.Constant) and t.slice.value in ENV_VARS]
+        for var, value in pairs:
+            if paths is None:
+                paths = _Paths(tree, here.count("/") + 1 if here else 0)
+            for part in _env_values(value):
+                for parts in sorted(paths.of(part)):
+                    if _FILE in parts:
+                        continue
+                    p = posixpath.normpath(posixpath.join(here, *parts))
+                    if not p.startswith("..") and p != ".":
+                        out.append(LoadEvent("env", p, path, node.lineno, var))
+
     def statements(body: list, later: bool) -> None:
         """Statements only (no expression holds an import statement): the fast walk for a
         module whose text names no call this reader follows."""
@@ -154,6 +201,8 @@ def _events_of(text: str, path: str) -> list[LoadEvent]:
     def visit(node: ast.AST, later: bool) -> None:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
             later = True
+        if isinstance(node, (ast.Call, ast.Dict, ast.Assign)):
+            env(node)
         if not later and isinstance(node, (ast.Import, ast.ImportFrom)):
             for name in _imports(node, package):
                 if name:

@@ -758,11 +758,15 @@ class _Resolver:
     def _finish(self, b: Binary, dep: Dependency, tried: list[str], reason: str | None = None,
                 hint: str | None = None) -> Resolution:
         """After looking inside the wheel in vain: an image already loaded in every context
-        ``b`` is loaded in (the load model), provided-by, allowed externals, weak."""
+        ``b`` is loaded in (the load model), a folder the package's launcher puts in the loader's
+        search path before it runs a tool, provided-by, allowed externals, weak."""
         reuse = self.load.reused(b, dep.name) if not dep.name.startswith("/") else None
         if reuse is not None:
             image, how = reuse
             return Resolution(dep, "inside", path=image.path, tried=tried, route=f"{image.route}, {how}")
+        launched = self.load.launcher_folder(b, dep.name)
+        if launched is not None:
+            return Resolution(dep, "inside", path=launched[0], tried=tried, route=launched[1])
         dist = self.rules.provider(dep.name)
         if dist is not None:  # the rules' provided-by decides first (project-specific providers)
             return Resolution(dep, "provided", dist=dist, tried=tried)

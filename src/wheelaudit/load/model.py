@@ -151,8 +151,12 @@ class LoadModel:
             for e in evs:
                 if e.kind in ("load", "load-later") and e.target in self._at:
                     self._by_path_loads.setdefault(self._at[e.target], []).append(e)
+        #: folders the package's code puts in LD_LIBRARY_PATH / DYLD_LIBRARY_PATH before it runs a tool
+        self.launcher_env: list = [e for evs in events.values() for e in evs if e.kind == "env"]
         self.loaded: set[str] = set()
         self._build()
+        #: what the wheel's commands load (a launcher's environment reaches them)
+        self.run_by_commands: frozenset[str] = frozenset(p for c in self.commands for p in self.closure(c))
 
     # -- the closure of an image --------------------------------------------------------------
 
@@ -393,6 +397,22 @@ class LoadModel:
             return None
         before = self.context_words(b)
         return f"{how}; {before}" if before else how
+
+    def launcher_folder(self, b: Binary, name: str) -> tuple[str, str] | None:
+        """A tool of the wheel (a command, or what it links) whose dependency ``name`` lies in a
+        folder the package's launcher puts in the loader's search path before it runs the tool
+        (``LD_LIBRARY_PATH`` for ld.so, ``DYLD_LIBRARY_PATH`` / ``DYLD_FALLBACK_LIBRARY_PATH`` for
+        dyld, which try the dependency's file name there): (the archive path found, the words
+        that say so); None otherwise."""
+        if b.path not in self.run_by_commands or not self.launcher_env:
+            return None
+        wanted = ("LD_LIBRARY_PATH",) if b.format == "elf" else (
+            ("DYLD_LIBRARY_PATH", "DYLD_FALLBACK_LIBRARY_PATH") if b.format == "macho" else ())
+        leaf = posixpath.basename(name)
+        for e in self.launcher_env:
+            if e.how in wanted and (hit := self._at.get(f"{e.target}/{leaf}")) is not None:
+                return hit, f"{e.how} holds {e.target}, which {e.where} sets before it runs the tool"
+        return None
 
     def context_words(self, b: Binary) -> str | None:
         """How ``b`` is loaded, in words, for a message (``loaded by path, by code of triton, after
