@@ -4,7 +4,7 @@ Every pattern is a wheel of binaries built here from C by gcc (ELF), clang + ld6
 and MinGW-w64 (PE), with Python sources that say the import order; the command line judges it:
 
 * a plugin its host loads after the core library finds that library already loaded (SONAME);
-* a package that imports a helper package first serves the helper's library to its own module;
+* a package that imports a support package first serves the support's library to its own module;
 * a plugin loaded by path that needs a library installed outside Python is a warning, not an error;
 * a launcher template (pip's distlib ``t64.exe``, setuptools' ``cli-64.exe``) gets no loader verdict,
   and ``check --env`` of a fresh virtual environment passes;
@@ -70,9 +70,9 @@ def elf(tmp_path_factory) -> dict[str, bytes]:
     src = {
         "core.c": "int core_fn(void) { return 1; }\nvoid *PyInit_libcore(void) { return 0; }\n",
         "plug.c": "int core_fn(void);\nint plugin_init(void) { return core_fn(); }\n",
-        "helper.c": "int helper_fn(void) { return 2; }\n",
-        "hmod.c": "int helper_fn(void);\nvoid *PyInit__helper(void) { return (void *)(long)helper_fn(); }\n",
-        "amod.c": "int helper_fn(void);\nvoid *PyInit__app(void) { return (void *)(long)helper_fn(); }\n",
+        "support.c": "int support_fn(void) { return 2; }\n",
+        "hmod.c": "int support_fn(void);\nvoid *PyInit__support(void) { return (void *)(long)support_fn(); }\n",
+        "amod.c": "int support_fn(void);\nvoid *PyInit__app(void) { return (void *)(long)support_fn(); }\n",
         "mosek.c": "int mosek_optimize(void) { return 0; }\n",
         "solver.c": "int mosek_optimize(void);\nint casadi_register_conic_mosek(void) { return mosek_optimize(); }\n",
         "pcore.c": "void *PyInit__core(void) { return 0; }\n",
@@ -82,16 +82,16 @@ def elf(tmp_path_factory) -> dict[str, bytes]:
     gcc = ["gcc", "-shared", "-fPIC", "-O1"]
     _run(gcc + ["-Wl,-soname,libcore.so", "-o", "libcore.so", "core.c"], d)
     _run(gcc + ["-o", "libplug.so", "plug.c", "-L.", "-lcore"], d)  # NEEDED libcore.so, no rpath
-    _run(gcc + ["-Wl,-soname,libhelper.so.1", "-o", "libhelper.so.1", "helper.c"], d)
-    (d / "libhelper.so").symlink_to("libhelper.so.1")
-    _run(gcc + ["-Wl,--enable-new-dtags", "-Wl,-rpath,$ORIGIN/lib", "-o", "_helper.so", "hmod.c", "-L.", "-lhelper"], d)
-    _run(gcc + ["-o", "_app.so", "amod.c", "-L.", "-lhelper"], d)  # NEEDED libhelper.so.1, no rpath
+    _run(gcc + ["-Wl,-soname,libsupport.so.1", "-o", "libsupport.so.1", "support.c"], d)
+    (d / "libsupport.so").symlink_to("libsupport.so.1")
+    _run(gcc + ["-Wl,--enable-new-dtags", "-Wl,-rpath,$ORIGIN/lib", "-o", "_support.so", "hmod.c", "-L.", "-lsupport"], d)
+    _run(gcc + ["-o", "_app.so", "amod.c", "-L.", "-lsupport"], d)  # NEEDED libsupport.so.1, no rpath
     _run(gcc + ["-Wl,-soname,libmosek64.so.10", "-o", "libmosek64.so.10", "mosek.c"], d)
     (d / "libmosek64.so").symlink_to("libmosek64.so.10")
     _run(gcc + ["-o", "libcasadi_conic_mosek.so", "solver.c", "-L.", "-lmosek64"], d)
     _run(gcc + ["-o", "_core.so", "pcore.c"], d)
     _run(["clang", "--target=aarch64-linux-gnu", "-fPIC", "-shared", "-nostdlib", "-fuse-ld=lld", "-O1",
-          "-Wl,-soname,libbase.so", "-o", "libbase.aarch64.so", "helper.c"], d)
+          "-Wl,-soname,libbase.so", "-o", "libbase.aarch64.so", "support.c"], d)
     return {p.name: p.read_bytes() for p in d.iterdir() if p.is_file() and not p.is_symlink() and ".so" in p.name}
 
 
@@ -125,32 +125,32 @@ def test_a_plugin_whose_core_is_not_imported_first_gets_no_reuse(tmp_path, elf):
     assert f["severity"] == "warning" and f["subject"] == "libcore.so"
 
 
-def _helper_wheels(tmp_path: Path, elf: dict[str, bytes], app_init: str) -> tuple[Path, Path]:
-    helper = _write_wheel(tmp_path, {
-        "helper/__init__.py": b"from . import _helper\n",
-        f"helper/_helper{EXT}": elf["_helper.so"],  # RUNPATH $ORIGIN/lib
-        "helper/lib/libhelper.so.1": elf["libhelper.so.1"],
-    }, LINUX, "helper")
+def _support_wheels(tmp_path: Path, elf: dict[str, bytes], app_init: str) -> tuple[Path, Path]:
+    support = _write_wheel(tmp_path, {
+        "support/__init__.py": b"from . import _support\n",
+        f"support/_support{EXT}": elf["_support.so"],  # RUNPATH $ORIGIN/lib
+        "support/lib/libsupport.so.1": elf["libsupport.so.1"],
+    }, LINUX, "support")
     app = _write_wheel(tmp_path, {
         "app/__init__.py": app_init.encode(),
-        f"app/_app{EXT}": elf["_app.so"],  # NEEDED libhelper.so.1, no rpath
-    }, LINUX, "app", requires=("helper",))
-    return helper, app
+        f"app/_app{EXT}": elf["_app.so"],  # NEEDED libsupport.so.1, no rpath
+    }, LINUX, "app", requires=("support",))
+    return support, app
 
 
-def test_a_package_that_imports_a_helper_package_first_is_served_its_library(tmp_path, elf):
-    helper, app = _helper_wheels(tmp_path, elf, "import helper\nfrom . import _app\n")
-    code, found = findings(helper, app, "--together", "--select", "WA501")
+def test_a_package_that_imports_a_support_package_first_is_served_its_library(tmp_path, elf):
+    support, app = _support_wheels(tmp_path, elf, "import support\nfrom . import _app\n")
+    code, found = findings(support, app, "--together", "--select", "WA501")
     assert (code, found) == (0, [])
 
 
 def test_the_import_order_decides(tmp_path, elf):
-    """The module imported before the helper package: nothing has loaded libhelper.so.1 yet."""
-    helper, app = _helper_wheels(tmp_path, elf, "from . import _app\nimport helper\n")
-    code, found = findings(helper, app, "--together", "--select", "WA501")
+    """The module imported before the support package: nothing has loaded libsupport.so.1 yet."""
+    support, app = _support_wheels(tmp_path, elf, "from . import _app\nimport support\n")
+    code, found = findings(support, app, "--together", "--select", "WA501")
     assert code == 1
     [f] = found
-    assert (f["severity"], f["subject"]) == ("error", "libhelper.so.1")
+    assert (f["severity"], f["subject"]) == ("error", "libsupport.so.1")
 
 
 # --------------------------------------------------------------------------------------------
@@ -195,10 +195,10 @@ def test_launcher_templates_get_no_loader_verdict(tmp_path, launcher):
         "tool/_vendor/distlib/t64.exe": launcher,
         "tool/_vendor/distlib/w64-arm.exe": launcher,
         "setuptools/cli-64.exe": launcher,
-        "tool/helper.exe": launcher,  # not a template: a Windows program in a pure wheel
+        "tool/support.exe": launcher,  # not a template: a Windows program in a pure wheel
     }, "py3-none-any", "tool")
     code, found = findings(w)
-    assert sorted((f["code"], f["subject"]) for f in found) == [("WA503", "tool/helper.exe")]
+    assert sorted((f["code"], f["subject"]) for f in found) == [("WA503", "tool/support.exe")]
     code, out, _ = wheelaudit("inspect", w, "--format", "json")
     assert code == 0 and "tool/_vendor/distlib/t64.exe" in out  # (the facts are still shown)
 
