@@ -128,6 +128,9 @@ DISTRIBUTIONS: dict[str, tuple[list[str | None], list[str]]] = {
     "pyqt6-webengine-qt6": ([None], ALL),
     # PySide6's runtime: PySide6-Essentials requires shiboken6, whose library its modules link
     "shiboken6": ([None], ALL),
+    # the cmeel family: robotics libraries packaged as wheels that all install into one prefix,
+    # cmeel.prefix/ (eigenpy requires cmeel-boost, whose Boost its library links from there)
+    **{name: ([None], ALL) for name in ("cmeel-boost", "cmeel-urdfdom", "cmeel-console-bridge", "cmeel-tinyxml2")},
     # Kivy's Windows dependencies: SDL2, GLEW, ANGLE and GStreamer in <prefix>/share/*/bin, which
     # kivy adds to the DLL search at import (Kivy requires them on win32; GStreamer with an extra)
     **{name: ([None], ["windows-x86_64"]) for name in ("kivy-deps.sdl2", "kivy-deps.glew", "kivy-deps.angle",
@@ -156,6 +159,26 @@ DRIVERS = {
                 "nvoptix.dll", "opencl.dll", "ze_loader.dll"],
     "macos": [],
 }
+
+
+# Third-party libraries a distribution vendors for its own use (Qt's multimedia backend bundles
+# FFmpeg, Qt bundles ICU): they serve the wheels that require the distribution, but no other
+# wheel is told to require a GUI toolkit for its FFmpeg ("private": offered to no wheel that does
+# not require it). Hand-written: file-name globs per distribution.
+_FFMPEG_ICU = ["libavcodec*", "libavformat*", "libavutil*", "libavdevice*", "libavfilter*", "libswresample*",
+               "libswscale*", "avcodec-*.dll", "avformat-*.dll", "avutil-*.dll", "swresample-*.dll", "swscale-*.dll",
+               "libicu*", "icu*.dll", "libssl*", "libcrypto*"]
+VENDORED: dict[str, list[str]] = {
+    "pyqt5-qt5": _FFMPEG_ICU, "pyqt6-qt6": _FFMPEG_ICU,
+    "pyqtwebengine-qt5": _FFMPEG_ICU, "pyqt6-webengine-qt6": _FFMPEG_ICU,
+}
+
+
+def vendored(dist: str, name: str) -> bool:
+    """Whether ``dist`` vendors the library ``name`` for its own use (:data:`VENDORED`)."""
+    from fnmatch import fnmatchcase
+
+    return any(fnmatchcase(name.lower(), g.lower()) for g in VENDORED.get(canonicalize_name(dist), ()))
 
 
 # Compiler runtimes that providers vendor for themselves (torch ships libgomp.so.1 and
@@ -313,6 +336,9 @@ def build(reads: dict[str, dict[str, dict[str, dict]]], wheels: list[dict], prev
                     seen.setdefault(name, []).append(version)
             for name, lib in libs.items():
                 lib["versions"] = _specifier(seen[name], versions)
+                lib.pop("private", None)
+                if vendored(dist, name):
+                    lib["private"] = True
             if libs:
                 entry["libraries"][family] = dict(sorted(libs.items()))
             entry["requires"][family] = {v: per_version[v]["requires"] for v in versions}
@@ -348,7 +374,9 @@ def build(reads: dict[str, dict[str, dict[str, dict]]], wheels: list[dict], prev
                     f"{PYTHON}). A dependency resolves to a provider by its file name (Windows: case-blind). "
                     "drivers: libraries that users install with the GPU driver, outside Python. runtime: "
                     "compiler runtimes a provider vendors for itself (GCC's, LLVM's; the VC++ runtime is "
-                    "marked per library): they serve its requirers and are offered to no other wheel."),
+                    "marked per library): they serve its requirers and are offered to no other wheel. A "
+                    "library marked 'private' is one the distribution vendors for its own use (Qt's FFmpeg "
+                    "and ICU): likewise offered only to the wheels that require it."),
         "families": {f: {"pip_platforms": FAMILIES[f]["pip"], "marker_environment": FAMILIES[f]["env"]} for f in FAMILIES},
         "drivers": DRIVERS,
         "runtime": RUNTIME,

@@ -8,7 +8,7 @@ from pathlib import Path
 from packaging.tags import parse_tag
 
 from wheelaudit.ruleset.conditions import traits_from_tags
-from wheelaudit.model.binary import Binary, Dependency, Rpath, Slice
+from wheelaudit.model.binary import Binary, Dependency, Rpath, Slice, Symbol
 from wheelaudit.checks.linkage import check_linkage, resolution_table
 from wheelaudit.scan import Wheel
 
@@ -16,8 +16,9 @@ LINUX = "cp311-cp311-manylinux_2_28_x86_64"
 
 
 def ext(needed) -> Binary:
-    return Binary(path="ext/_C.so", format="elf", size=1, slices=[Slice(
-        arch="x86_64", dependencies=[Dependency(n) for n in needed], rpaths=[Rpath("$ORIGIN", "runpath")])])
+    return Binary(path="ext/_C.so", format="elf", size=1, slices=[Slice(  # (a module: it exports PyInit__C)
+        arch="x86_64", dependencies=[Dependency(n) for n in needed], rpaths=[Rpath("$ORIGIN", "runpath")],
+        exports=[Symbol("PyInit__C")])])
 
 
 def wheel(needed, requires=()) -> Wheel:
@@ -108,3 +109,17 @@ def test_a_compiler_runtime_a_provider_vendors_is_never_offered():
     mac = Wheel(path=Path("xgboost-3.2.0-py3-none-macosx_12_0_arm64.whl"), name="xgboost", version="3.2.0",
                 tags=[str(t) for t in tags], traits=traits_from_tags(tags, "3.2.0"), files=[lib.path], libraries=[lib])
     assert [(f.code, f.severity) for f in check_linkage(mac)] == [("WA501", "error")]
+
+
+def test_a_library_a_toolkit_vendors_for_itself_is_offered_to_no_other_wheel():
+    """PyQt6-Qt6 bundles FFmpeg for Qt Multimedia: a wheel that needs libavformat is not told to
+    require a GUI toolkit for it (WA501, not WA505); a wheel that requires PyQt6-Qt6 gets it."""
+    assert codes(check_linkage(wheel(["libavformat.so.61"]))) == [("WA501", "error")]
+    assert check_linkage(wheel(["libavformat.so.61"], requires=["PyQt6-Qt6==6.11.2"])) == []
+
+
+def test_the_cmeel_family_provides_into_one_prefix():
+    """eigenpy requires cmeel-boost: both install into cmeel.prefix/, whose Boost it links."""
+    w = wheel(["libboost_python311.so.1.90.0", "libboost_filesystem.so.1.90.0"], requires=["cmeel-boost>=1.90"])
+    assert check_linkage(w) == []
+    assert [f.subject for f in check_linkage(wheel(["libboost_python311.so.1.90.0"]))] == ["cmeel-boost"]

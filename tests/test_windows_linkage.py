@@ -11,7 +11,7 @@ from packaging.tags import parse_tag
 
 from wheelaudit.ruleset.conditions import traits_from_tags
 from wheelaudit.archive.dll_directories import dll_directories, folders_in, import_time_loads
-from wheelaudit.model.binary import Binary, Dependency, Slice
+from wheelaudit.model.binary import Binary, Dependency, Slice, Symbol
 from wheelaudit.checks.linkage import check_linkage, resolution_table
 from wheelaudit.scan import Wheel
 
@@ -20,8 +20,11 @@ WIN = "cp311-cp311-win_amd64"
 
 def pe(path: str, imports=(), delay=(), machine="x86_64", linker=None, version=None) -> Binary:
     deps = [Dependency(n, "import") for n in imports] + [Dependency(n, "delay") for n in delay]
+    name = path.rsplit("/", 1)[-1]
+    # (a module built by a real toolchain exports its init function)
+    exports = [Symbol(f"PyInit_{name.split('.', 1)[0]}")] if name.lower().endswith(".pyd") else []
     return Binary(path=path, format="pe", size=100, slices=[Slice(
-        arch=machine, dependencies=deps, linker_version=linker, file_version=version)])
+        arch=machine, dependencies=deps, linker_version=linker, file_version=version, exports=exports)])
 
 
 def wheel(libs, dll_dirs=(), tag=WIN) -> Wheel:
@@ -461,17 +464,24 @@ def test_shiboken_is_provided_by_the_distribution_pyside_requires():
     assert check_linkage(w) == []
 
 
-@pytest.mark.parametrize("path,fmt,module", [
-    ("pkg/_ext.pyd", "pe", True), ("pkg/_ext.cp311-win_amd64.pyd", "pe", True),
-    ("shiboken6/shiboken6.abi3.dll", "pe", False),            # a library: Windows imports .pyd files
-    ("pkg/_ext.abi3.so", "elf", True), ("pkg/_ext.cpython-311-x86_64-linux-gnu.so", "elf", True),
-    ("shiboken6/libshiboken6.abi3.so.6.12", "elf", False),     # a versioned library: no importer takes it
-    ("pkg/_ext.pypy310-pp73-x86_64-linux-gnu.so", "elf", True), ("pkg/libfoo.so", "elf", False),
+@pytest.mark.parametrize("path,fmt,exports,module", [
+    ("pkg/_ext.pyd", "pe", ["PyInit__ext"], True), ("pkg/_ext.cp311-win_amd64.pyd", "pe", ["PyInit__ext"], True),
+    ("shiboken6/shiboken6.abi3.dll", "pe", ["PyInit_shiboken6"], False),  # a library: Windows imports .pyd files
+    ("pkg/_ext.abi3.so", "elf", ["PyInit__ext"], True),
+    ("pkg/_ext.cpython-311-x86_64-linux-gnu.so", "elf", ["PyInit__ext"], True),
+    ("pkg/_ext.cpython-311-x86_64-linux-gnu.so", "elf", [], True),  # exports unread: the name decides
+    ("shiboken6/libshiboken6.abi3.so.6.12", "elf", [], False),     # a versioned library: no importer takes it
+    ("pkg/_ext.pypy310-pp73-x86_64-linux-gnu.so", "elf", ["PyInit__ext"], True), ("pkg/libfoo.so", "elf", [], False),
+    # an importable name without its init function: a plugin its host loads by path
+    ("casadi/libcasadi_conic_mosek.so", "elf", ["casadi_register_conic_mosek"], False),
+    ("PyQt6/Qt6/plugins/platforms/libqxcb.so", "elf", ["qt_plugin_instance", "qt_plugin_query_metadata_v2"], False),
+    ("pkg/_ext.so", "elf", ["PyInit_other"], False), ("pkg/_ext.pyd", "pe", ["DllMain"], False),
+    ("pkg/_ext.so", "macho", ["PyInit__ext"], True),
 ])
-def test_an_extension_module_is_what_an_importer_takes(path, fmt, module):
+def test_an_extension_module_is_what_an_importer_takes(path, fmt, exports, module):
     from wheelaudit.checks.extension import is_extension_module
 
-    b = Binary(path=path, format=fmt, size=1, slices=[Slice(arch="x86_64")])
+    b = Binary(path=path, format=fmt, size=1, slices=[Slice(arch="x86_64", exports=[Symbol(n) for n in exports])])
     assert is_extension_module(b) is module
 
 

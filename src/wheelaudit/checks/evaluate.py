@@ -16,7 +16,7 @@ from wheelaudit.ruleset.conditions import Condition, WheelTraits
 from wheelaudit.model.binary import Binary, Slice, Symbol
 from wheelaudit.model.finding import Finding, examples
 from wheelaudit.ruleset.globs import Glob, SymbolPattern, matches_list
-from wheelaudit.checks.index import Interest, NameIndex, SymbolIndex
+from wheelaudit.checks.index import Interest, NameIndex, SymbolIndex, interest_of
 from wheelaudit.checks.linkage import check_linkage
 from wheelaudit.checks.abi import check_abi
 from wheelaudit.checks.extension import is_extension_module
@@ -43,7 +43,7 @@ class Context:
         self._evidence: dict[str, dict[str, LibraryEvidence]] = {}
         # every symbol entry of the ruleset: each index finds all their hints in one pass
         self._patterns = _ruleset_patterns(ruleset)
-        if wheel.interest is not None and not wheel.interest.covers(Interest.of(self._patterns)):
+        if wheel.interest is not None and not wheel.interest.covers(interest_of(self._patterns)):
             raise ValueError(f"{wheel.path.name} was scanned for other rules (its local symbols were narrowed to "
                              "theirs); scan it again with these rules' interest, or with none")
 

@@ -39,6 +39,7 @@ import posixpath
 import re
 from functools import lru_cache
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from packaging.requirements import InvalidRequirement, Requirement
@@ -48,7 +49,7 @@ from wheelaudit.platforms import tags as platforms
 
 from wheelaudit.platforms import policydata, providers
 from wheelaudit.model.binary import Binary, Dependency, Slice
-from wheelaudit.checks.extension import is_extension_module, loaded_binaries
+from wheelaudit.load import LoadModel, is_extension_module, load_model
 from wheelaudit.model.finding import Finding, examples
 from wheelaudit.ruleset.globs import Glob
 
@@ -376,6 +377,20 @@ class _Layout:
     def directory(self, b: Binary) -> str:
         return _dirname(self.where[b.path])
 
+    def has_name(self, name: str) -> bool:
+        """Whether a binary of the wheel has the file name ``name``."""
+        if not hasattr(self, "_names"):
+            self._names = frozenset(inst.rsplit("/", 1)[-1] for inst in self.at)
+        return name in self._names
+
+    def files_in(self, directory: str) -> dict[str, Binary]:
+        """The binaries installed directly in ``directory``, by file name."""
+        if not hasattr(self, "_dirs"):
+            self._dirs: dict[str, dict[str, Binary]] = {}
+            for inst, b in self.at.items():
+                self._dirs.setdefault(_dirname(inst), {})[inst.rsplit("/", 1)[-1]] = b
+        return self._dirs.get(directory, {})
+
     def lookup(self, installed: str, elf: bool) -> Binary | None:
         """The shipped binary at an installed path. By file name only, as the loaders open
         files: a library renamed with its SONAME kept is not found under the SONAME."""
@@ -436,13 +451,17 @@ class Resolution:
     #: a provider from the provider table: whether the wheel requires it (None: the rules'
     #: provided-by, whose requirement WA505 checks itself)
     required: bool | None = None
+    #: found already loaded (the load model): how it came to be loaded and why the loader
+    #: reuses it ("imported as triton._C.libtriton by triton/__init__.py:8, which the loader
+    #: reuses by SONAME")
+    route: str | None = None
 
     @property
     def where(self) -> str | None:
         """The value shown by ``inspect``: a path inside the wheel, ``"external: <name>"``,
         ``"provided-by: <dist>"``, ``"weak, absent"`` or None."""
         if self.status == "inside":
-            return self.path
+            return f"{self.path} (already loaded: {self.route})" if self.route else self.path
         if self.status == "external":
             if self.build_path:
                 return f"external: {self.external} (outside the wheel; the build path {self.build_path} is tried first)"
@@ -464,6 +483,106 @@ class _Search:
     note: str | None = None  # why it is unknowable
     #: the rpath entry it comes from: (archive path of the binary that carries it, kind, entry)
     origin: tuple[str, str, str] | None = None
+
+
+class _SearchList:
+    """One binary's search directories in order (its own entries, then those it inherits), shared
+    by every lookup of the binary; the entries themselves are shared with every list that
+    inherits them."""
+
+    __slots__ = ("searches", "own", "_first", "_system")
+
+    def __init__(self, searches: list[_Search], own: int | None = None) -> None:
+        self.searches = searches
+        self.own = len(searches) if own is None else own  # (the binary's own entries come first)
+        self._first: dict[tuple[str, bool], dict[str, tuple[int, Binary]]] = {}  # subfolder -> name -> first hit
+        self._system: list[int] | None = None
+
+    def first_inside(self, layout: _Layout, rest: str) -> tuple[int, Binary] | None:
+        """The first search that finds ``rest`` (a file name, or a path below the searched
+        folder) inside the wheel: (its index, the binary). A name no binary of the wheel has is
+        found nowhere, without a look; the binary's own entries are looked at before the
+        inherited ones are indexed."""
+        sub, _, name = rest.rpartition("/")
+        if not layout.has_name(name):
+            return None
+        return self._index(layout, sub, True).get(name) or self._index(layout, sub, False).get(name)
+
+    def _index(self, layout: _Layout, sub: str, own: bool) -> dict[str, tuple[int, Binary]]:
+        index = self._first.get((sub, own))
+        if index is None:
+            index = self._first[(sub, own)] = {}
+            seen: set[str] = set()
+            for i, sr in enumerate(self.searches[:self.own] if own else self.searches):
+                if sr.directory is None or sr.absolute:
+                    continue
+                d = _normalize(_join(sr.directory, sub)) if sub else sr.directory
+                if d is None or d in seen:
+                    continue
+                seen.add(d)
+                for fname, b in layout.files_in(d).items():
+                    index.setdefault(fname, (i, b))
+        return index
+
+    def first_external(self, rules: _Rules, b: Binary, rest: str, limit: int) -> tuple[int, str] | None:
+        """Mach-O: the first absolute search before ``limit`` at which ``rest`` is an allowed
+        external path ((index, path)); the OS's own folders are found once per list, the
+        project's ``allow-external`` globs (configuration, not input) per lookup."""
+        if self._system is None:
+            self._system = [i for i, sr in enumerate(self.searches) if sr.absolute and sr.directory is not None
+                            and rules.external(b, f"{sr.directory.rstrip('/')}/-")]
+        first = next((i for i in self._system if i < limit), None)
+        if rules.allow_external:
+            for i, sr in enumerate(self.searches[:limit if first is None else first]):
+                if sr.absolute and sr.directory is not None and rules.external(b, f"{sr.directory.rstrip('/')}/{rest}"):
+                    first = i
+                    break
+        if first is None:
+            return None
+        return first, f"{self.searches[first].directory.rstrip('/')}/{rest}"  # type: ignore[union-attr]
+
+
+class _Tried(Sequence[str]):
+    """What a lookup tried: the first ``n`` searches of a list, each rendered when read (a
+    lookup through a hundred thousand entries keeps no hundred thousand strings)."""
+
+    __slots__ = ("_list", "_n", "_rest")
+
+    def __init__(self, sl: _SearchList, n: int, rest: str) -> None:
+        self._list, self._n, self._rest = sl, n, rest
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(self._n))]
+        if i < 0:
+            i += self._n
+        if not 0 <= i < self._n:
+            raise IndexError(i)
+        sr = self._list.searches[i]
+        if sr.directory is None:
+            return f"{sr.label}: {sr.note}"
+        if sr.absolute:
+            return f"{sr.directory.rstrip('/')}/{self._rest} ({sr.label}: an absolute path, not inside the wheel)"
+        cand = _normalize(_join(sr.directory, self._rest)) or ""
+        return f"{cand} ({sr.label}: {_OUTSIDE})" if cand.startswith("..") else f"{_show(cand)} ({sr.label})"
+
+    def __eq__(self, other: object) -> bool:
+        return list(self) == (list(other) if isinstance(other, (list, tuple, _Tried)) else other)
+
+
+class _Consulted:
+    """The rpath entries a lookup consulted: the first ``n`` searches of a shared list."""
+
+    __slots__ = ("list", "n")
+
+    def __init__(self, sl: _SearchList, n: int) -> None:
+        self.list, self.n = sl, n
+
+    def __iter__(self):
+        return (sr.origin for sr in self.list.searches[:self.n] if sr.origin is not None)
 
 
 def _expand_elf(entry: str, kind: str, owner_dir: str, owner: str, own: bool, arch: str) -> list[_Search]:
@@ -516,6 +635,9 @@ def _expand_macho_entry(entry: str, owner_dir: str, owner: str, own: bool) -> _S
                        "@executable_path is the python executable's directory, unknowable for an extension module")
     if entry.startswith("/"):
         return _Search(entry.rstrip("/") or "/", True, label)
+    if entry.startswith(("$ORIGIN", "${ORIGIN}")):
+        return _Search(None, False, label, "dyld does not expand $ORIGIN (its spelling is @loader_path): a relative "
+                                           "LC_RPATH, relative to the current directory, which is unknowable")
     return _Search(None, False, label,
                    "a relative LC_RPATH is relative to the current directory, which is unknowable")
 
@@ -525,54 +647,126 @@ class _Resolver:
         self.wheel = wheel
         self.rules = rules
         self.layout = _Layout(wheel)
-        self._elf_dirs: dict[tuple[str, str], tuple[list[_Search], str | None]] = {}
-        self._macho_dirs: dict[tuple[str, str], list[_Search]] = {}
+        self.load: LoadModel = load_model(wheel)
+        self._elf_dirs: dict[tuple[str, str], tuple[_SearchList, str | None]] = {}
+        self._macho_dirs: dict[tuple[str, str], _SearchList] = {}
+        self._expansions: dict[tuple[str, str, str, bool], list[_Search]] = {}
+        self._shadow: dict[tuple[str, str], _SearchList] = {}
+        self._inh: dict[tuple[str, str, str], list[_Search]] = {}
 
     # -- search directories ---------------------------------------------------------------
 
-    def elf_dirs(self, b: Binary, s: Slice) -> tuple[list[_Search], str | None]:
+    def elf_dirs(self, b: Binary, s: Slice) -> tuple[_SearchList, str | None]:
         """Directories to search for a NEEDED of ``b``, and a note on an ignored DT_RPATH."""
         key = (b.path, s.arch)
         if key not in self._elf_dirs:
             self._elf_dirs[key] = self._compute_elf_dirs(b, s)
         return self._elf_dirs[key]
 
-    def _compute_elf_dirs(self, b: Binary, s: Slice) -> tuple[list[_Search], str | None]:
-        lay = self.layout
+    def _expanded(self, b: Binary, s: Slice, kind: str, own: bool) -> list[_Search]:
+        """The searches of ``b``'s entries of ``kind`` (its own, or as a loader's), expanded once
+        and shared by every list that inherits them."""
+        key = (b.path, s.arch, kind, own)
+        got = self._expansions.get(key)
+        if got is None:
+            d = self.layout.directory(b)
+            if kind == "lc_rpath":
+                got = [_expand_macho(r.path, d, b.path, own) for r in s.rpaths]
+            else:
+                got = [x for r in s.rpaths if r.kind == kind for x in _expand_elf(r.path, kind, d, b.path, own, s.arch)]
+            self._expansions[key] = got
+        return got
+
+    def _compute_elf_dirs(self, b: Binary, s: Slice) -> tuple[_SearchList, str | None]:
         runpath = [r for r in s.rpaths if r.kind == "runpath"]
         rpath = [r for r in s.rpaths if r.kind == "rpath"]
-        own_dir = lay.directory(b)
-        out: list[_Search] = []
         if runpath:
-            for r in runpath:
-                out += _expand_elf(r.path, "runpath", own_dir, b.path, True, s.arch)
-            return out, ("DT_RPATH " + ":".join(r.path for r in rpath)) if rpath else None
-        for r in rpath:
-            out += _expand_elf(r.path, "rpath", own_dir, b.path, True, s.arch)
-        for lb, ls in lay.loaders(b, s.arch):
-            if any(r.kind == "runpath" for r in ls.rpaths):
-                continue  # a loader's DT_RPATH is ignored when it has a DT_RUNPATH
-            for r in ls.rpaths:
-                out += _expand_elf(r.path, "rpath", lay.directory(lb), lb.path, False, s.arch)
-        return out, None
+            return (_SearchList(self._expanded(b, s, "runpath", True)),
+                    ("DT_RPATH " + ":".join(r.path for r in rpath)) if rpath else None)
+        own = self._expanded(b, s, "rpath", True)
+        return _SearchList(own + self._inherited(b, s.arch, "rpath"), len(own)), None
 
-    def macho_rpaths(self, b: Binary, s: Slice) -> list[_Search]:
+    def _inherited(self, b: Binary, arch: str, kind: str) -> list[_Search]:
+        """The entries ``b`` inherits from the binaries that load it, transitively (direct loaders
+        first, then theirs; each entry once): computed once per binary from its loaders' own
+        lists, which it shares. ELF: a loader's DT_RPATH is ignored when it has a DT_RUNPATH."""
+        key = (b.path, arch, kind)
+        got = self._inh.get(key)
+        if got is not None:
+            return got
+        busy: set[str] = set()
+        stack: list[tuple[Binary, bool]] = [(b, False)]
+        while stack:  # (iterative: a chain of thousands of loaders is no recursion)
+            x, done = stack.pop()
+            k = (x.path, arch, kind)
+            if done:
+                parts: list[list[_Search]] = []
+                for lb in self.layout.loaded_by.get(x.path, []):
+                    ls = _slice_for(lb, arch)
+                    if ls is None:
+                        continue
+                    if not (kind == "rpath" and any(r.kind == "runpath" for r in ls.rpaths)):
+                        parts.append(self._expanded(lb, ls, kind, False))
+                    parts.append(self._inh.get((lb.path, arch, kind), []))  # (a cycle: what is known)
+                if len(parts) <= 2:  # one loader: its entries and its own inheritance are distinct
+                    self._inh[k] = [e for part in parts for e in part] if len(parts) == 2 else (parts[0] if parts else [])
+                else:
+                    self._inh[k] = list({id(e): e for part in parts for e in part}.values())
+                continue
+            if k in self._inh or x.path in busy:
+                continue
+            busy.add(x.path)
+            stack.append((x, True))
+            for lb in self.layout.loaded_by.get(x.path, []):
+                if (lb.path, arch, kind) not in self._inh and lb.path not in busy and _slice_for(lb, arch) is not None:
+                    stack.append((lb, False))
+        return self._inh[key]
+
+    def macho_rpaths(self, b: Binary, s: Slice) -> _SearchList:
         """LC_RPATH entries for an ``@rpath/`` of ``b``: its own, then its loaders' (nearest first)."""
         key = (b.path, s.arch)
-        if key in self._macho_dirs:
-            return self._macho_dirs[key]
-        lay = self.layout
-        out = [_expand_macho(r.path, lay.directory(b), b.path, True) for r in s.rpaths]
-        for lb, ls in lay.loaders(b, s.arch):
-            out += [_expand_macho(r.path, lay.directory(lb), lb.path, False) for r in ls.rpaths]
-        self._macho_dirs[key] = out
-        return out
+        got = self._macho_dirs.get(key)
+        if got is None:
+            own = self._expanded(b, s, "lc_rpath", True)
+            got = self._macho_dirs[key] = _SearchList(own + self._inherited(b, s.arch, "lc_rpath"), len(own))
+        return got
+
+    def _search(self, b: Binary, dep: Dependency, sl: _SearchList, rest: str, elf: bool) -> Resolution | None:
+        """The lookup of ``rest`` through ``sl``: found inside the wheel (or, Mach-O, at an allowed
+        external path), with what it tried and consulted; None when nothing is found (the
+        caller finishes, :meth:`_finish`). Linear in the input: the list is indexed once per
+        distinct subfolder asked for, each lookup then costs a dictionary access; what a lookup
+        tried and consulted are views of the shared list, rendered only when shown."""
+        hit = sl.first_inside(self.layout, rest)
+        limit = hit[0] if hit is not None else len(sl.searches)
+        if not elf:
+            ext = sl.first_external(self.rules, b, rest, limit)
+            if ext is not None:
+                i, cand = ext
+                r = Resolution(dep, "external", external=cand)
+                r.tried, r.consulted = _Tried(sl, i, rest), _Consulted(sl, i + 1)
+                return r
+        if hit is None:
+            return None
+        i, target = hit
+        r = Resolution(dep, "inside", path=target.path)
+        r.tried, r.consulted = _Tried(sl, i, rest), _Consulted(sl, i + 1)
+        return r
 
     # -- one dependency ---------------------------------------------------------------------
 
     def _finish(self, b: Binary, dep: Dependency, tried: list[str], reason: str | None = None,
                 hint: str | None = None) -> Resolution:
-        """After looking inside the wheel in vain: provided-by, allowed externals, weak."""
+        """After looking inside the wheel in vain: an image already loaded in every context
+        ``b`` is loaded in (the load model), a folder the package's launcher puts in the loader's
+        search path before it runs a tool, provided-by, allowed externals, weak."""
+        reuse = self.load.reused(b, dep.name) if not dep.name.startswith("/") else None
+        if reuse is not None:
+            image, how = reuse
+            return Resolution(dep, "inside", path=image.path, tried=tried, route=f"{image.route}, {how}")
+        launched = self.load.launcher_folder(b, dep.name)
+        if launched is not None:
+            return Resolution(dep, "inside", path=launched[0], tried=tried, route=launched[1])
         dist = self.rules.provider(dep.name)
         if dist is not None:  # the rules' provided-by decides first (project-specific providers)
             return Resolution(dep, "provided", dist=dist, tried=tried)
@@ -630,30 +824,26 @@ class _Resolver:
             reason = ("an absolute path, outside the wheel" if name.startswith("/") else
                       "a NEEDED that contains '/' is opened relative to the current directory, which is unknowable")
             return self._finish(b, dep, [], reason)
-        tried: list[str] = []
-        consulted: list[tuple[str, str, str]] = []
-        dirs, ignored = self.elf_dirs(b, s)
-        for search in dirs:
-            hit = self._look(b, dep, search, name, True, tried, consulted)
-            if hit is not None:
-                hit.tried, hit.consulted = tried, consulted
-                return hit
+        sl, ignored = self.elf_dirs(b, s)
+        dirs = sl.searches
+        hit = self._search(b, dep, sl, name, True)
+        if hit is not None:
+            return hit
+        tried: list[str] | _Tried = _Tried(sl, len(dirs), name)
+        consulted = _Consulted(sl, len(dirs))
         hint = None
         if ignored:
             # would the ignored DT_RPATH have found it? Say so: the classic shadowing mistake.
-            shadow: list[str] = []
-            rp = [r for r in s.rpaths if r.kind == "rpath"]
-            for r in rp:
-                for search in _expand_elf(r.path, "rpath", self.layout.directory(b), b.path, True, s.arch):
-                    found = self._look(b, dep, search, name, True, shadow)
-                    if found is not None and found.status == "inside":
-                        hint = (f"its {ignored} would find {found.path}, but DT_RPATH is ignored because the binary"
-                                " has a DT_RUNPATH")
-                        break
-                if hint:
-                    break
+            key = (b.path, s.arch)
+            shadow = self._shadow.get(key)
+            if shadow is None:
+                shadow = self._shadow[key] = _SearchList(self._expanded(b, s, "rpath", True))
+            found = shadow.first_inside(self.layout, name)
+            if found is not None:
+                hint = (f"its {ignored} would find {found[1].path}, but DT_RPATH is ignored because the binary"
+                        " has a DT_RUNPATH")
         if not dirs:
-            tried.append("no DT_RUNPATH or DT_RPATH (nor a loader's DT_RPATH) to search")
+            tried = ["no DT_RUNPATH or DT_RPATH (nor a loader's DT_RPATH) to search"]
         res = self._finish(b, dep, tried, None, hint)
         res.consulted = consulted
         if res.status == "external":
@@ -666,17 +856,14 @@ class _Resolver:
         tried: list[str] = []
         if name.startswith("@rpath/"):
             rest = name[len("@rpath/"):]
-            searches = self.macho_rpaths(b, s)
-            consulted: list[tuple[str, str, str]] = []
-            for search in searches:
-                hit = self._look(b, dep, search, rest, False, tried, consulted)
-                if hit is not None:
-                    hit.tried, hit.consulted = tried, consulted
-                    return hit
-            if not searches:
+            sl = self.macho_rpaths(b, s)
+            hit = self._search(b, dep, sl, rest, False)
+            if hit is not None:
+                return hit
+            if not sl.searches:
                 tried.append("no LC_RPATH in the binary or in any binary of the wheel that loads it")
-            res = self._finish(b, dep, tried)
-            res.consulted = consulted
+            res = self._finish(b, dep, tried if not sl.searches else _Tried(sl, len(sl.searches), rest))
+            res.consulted = _Consulted(sl, len(sl.searches))
             return res
         if name.startswith("@loader_path/"):
             rest = name[len("@loader_path/"):]
@@ -845,8 +1032,21 @@ def _loaded_first(wheel, name: str, paths: list[str], loaded: set[str]) -> str |
 def _shipped_as(wheel, name: str) -> str | None:
     """The path of a readable binary of the wheel named ``name`` (case-blind on Windows), if any."""
     base = _basename(name)
-    return next((b.path for b in wheel.libraries if b.ok and (b.name == base or (
-        b.format == "pe" and b.name.lower() == base.lower()))), None)
+    names = getattr(wheel, "_shipped_names", None)
+    if names is None or names[0] is not wheel.libraries:  # (built once: asked once per failing name)
+        exact: dict[str, str] = {}
+        blind: dict[str, str] = {}
+        for b in wheel.libraries:
+            if b.ok:
+                exact.setdefault(b.name, b.path)
+                if b.format == "pe":
+                    blind.setdefault(b.name.lower(), b.path)
+        names = (wheel.libraries, exact, blind)
+        try:
+            object.__setattr__(wheel, "_shipped_names", names)
+        except (AttributeError, TypeError):
+            pass
+    return names[1].get(base) or names[2].get(base.lower())
 
 
 def _wa501(wheel, rules: _Rules, resolved: dict[str, dict[str, list[Resolution]]], loaded: set[str]) -> list[Finding]:
@@ -855,11 +1055,12 @@ def _wa501(wheel, rules: _Rules, resolved: dict[str, dict[str, list[Resolution]]
     by_path = {b.path: b for b in wheel.libraries}
     # dependency name -> binary -> (resolution, archs)
     from wheelaudit.checks.abi import links_libpython
-    from wheelaudit.checks.extension import is_extension_module
+
+    model = load_model(wheel)
 
     failing: dict[str, dict[str, tuple[Resolution, list[str]]]] = {}
     for path, per_arch in resolved.items():
-        extension = is_extension_module(by_path[path])
+        extension = path in model.extensions
         for arch, rs in per_arch.items():
             for r in rs:
                 if r.status != "unresolved":
@@ -937,6 +1138,9 @@ def _wa501(wheel, rules: _Rules, resolved: dict[str, dict[str, list[Resolution]]
             hint = (f"ship {_basename(name)} in the wheel (delvewheel repair vendors it); a project whose install "
                     f"instructions require the Visual C++ Redistributable declares that instead: "
                     f"[linkage] allow-external = [\"{_basename(name).lower()}\"]")
+        route = model.route(b)
+        if route:  # (the context the lookup was judged in: how the binary is loaded, what is there)
+            msg += f" [{first}: {route}]"
         out.append(Finding("WA501", msg, subject=name, paths=paths, rule=RULE,
                            severity_override="warning" if optional else None, hint=hint))
     return out
@@ -1119,6 +1323,15 @@ def _globs(patterns: tuple[str, ...]) -> tuple[Glob, ...]:
     return tuple(_glob(p) for p in patterns)
 
 
+@lru_cache(maxsize=None)
+def _piece(pattern: str) -> str:
+    """The longest run of plain characters of a glob: text any match contains (a cheap test
+    before the glob's own, for the many entries of a hostile binary)."""
+    if "{" in pattern:  # (alternatives: no piece is required)
+        return ""
+    return max(re.split(r"[*?\[\]!]", pattern), key=len)
+
+
 def _preloaded(name: str) -> bool:
     return any(g.match(name) for g in _globs(INTERPRETER_LOADED))
 
@@ -1127,6 +1340,7 @@ def _reach(resolved: dict[str, dict[str, list[Resolution]]], by_path: dict[str, 
            ) -> dict[tuple[str, str, str], set[str]]:
     """rpath entry (binary, kind, entry) -> the statuses of the lookups that consult it."""
     reached: dict[tuple[str, str, str], set[str]] = {}
+    spans: dict[tuple[int, str], tuple[_SearchList, int]] = {}
     for path, per_arch in resolved.items():
         elf = by_path[path].format == "elf"
         for rs in per_arch.values():
@@ -1134,8 +1348,17 @@ def _reach(resolved: dict[str, dict[str, list[Resolution]]], by_path: dict[str, 
                 if elf and _preloaded(r.dependency.name):
                     continue
                 status = "unresolved" if r.status == "unresolved" else "resolved"
-                for key in r.consulted:
-                    reached.setdefault(key, set()).add(status)
+                if isinstance(r.consulted, _Consulted):  # (a shared list: its longest prefix per status)
+                    key = (id(r.consulted.list), status)
+                    have = spans.get(key)
+                    if have is None or have[1] < r.consulted.n:
+                        spans[key] = (r.consulted.list, r.consulted.n)
+                    continue
+                for entry in r.consulted:
+                    reached.setdefault(entry, set()).add(status)
+    for (_, status), (sl, n) in spans.items():
+        for entry in _Consulted(sl, n):
+            reached.setdefault(entry, set()).add(status)
     return reached
 
 
@@ -1156,7 +1379,7 @@ def _rpath_verdict(entry: str, fmt: str, rules: _Rules, reached: set[str]) -> _R
         return None  # /usr/lib/swift and the like: the OS's own directories
     relative = entry and not entry.startswith("/")
     if relative and _is_relative_ok(entry, fmt):
-        shape = next((g.pattern for g in rules.shapes if g.match(entry)), None)
+        shape = next((g.pattern for g in rules.shapes if _piece(g.pattern) in entry and g.match(entry)), None)
         if shape:
             return _RpathVerdict("warning", f"inside the installed tree but shaped like a build directory ({shape}),"
                                             " which the wheel does not ship")
@@ -1165,10 +1388,17 @@ def _rpath_verdict(entry: str, fmt: str, rules: _Rules, reached: set[str]) -> _R
     if writable:
         where = ("the current directory" if entry == "" or relative else
                  "a directory where any user can place files")
+        origin = fmt == "macho" and entry.startswith(("$ORIGIN", "${ORIGIN}"))
+        if origin:
+            where = ("dyld does not expand $ORIGIN (ld.so's spelling; dyld's is @loader_path): a directory "
+                     "relative to the current directory")
         if "resolved" in reached:
             return _RpathVerdict("error", f"{where}, searched before the library looked for is found: "
                                           "anyone who can write there can make this binary load other code")
         if "unresolved" in reached:
+            if origin:  # (a porting mistake, never meant: an error whatever the WA501 of the lookup is)
+                return _RpathVerdict("error", f"{where}, searched by a lookup that finds nothing else: anyone "
+                                              "who can write there can make this binary load other code")
             return None  # the WA501 of that dependency names the route, this entry with it
         return _RpathVerdict("warning", f"{where}, but no lookup of this binary reaches it")
     if reached:
@@ -1274,6 +1504,12 @@ def check_linkage(wheel, rule=None, resolved: dict[str, dict[str, list[Resolutio
     # (a DLL the package loads by its full path at import, scikit-learn's vcomp140.dll, is loaded
     # at every import, as a linked one is; so is what it links)
     preloaded = {p.lower() for p in getattr(wheel, "preloaded_dlls", ())}
-    loaded = loaded_binaries(wheel.libraries, also=[b for b in wheel.libraries if b.path.lower() in preloaded])
+    model = load_model(wheel)
+    loaded = set(model.loaded)
+    for b in wheel.libraries:
+        if b.ok and b.path.lower() in preloaded and b.path in model.binaries:
+            loaded.update(model.closure(b.path))
+    # (a file no platform loader loads gets no loader verdict: its facts are shown by inspect)
+    resolved = {p: r for p, r in resolved.items() if p not in model.never}
     return (_wa501(wheel, rules, resolved, loaded) + _wa502(wheel, rules, resolved) + _wa505(wheel, resolved, rules, loaded)
-            + _wa507(wheel, resolved) + check_unbound(wheel, resolved, rule) + platforms.check_platform(wheel, loaded))
+            + _wa507(wheel, resolved) + check_unbound(wheel, resolved, rule) + platforms.check_platform(wheel, loaded, never=model.never))

@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from wheelaudit.ruleset.conditions import WheelTraits
 from wheelaudit.model.binary import Binary
 from wheelaudit.model.finding import Finding
-from wheelaudit.checks.index import Interest
+from wheelaudit.model.interest import Interest
+from wheelaudit.model.traits import WheelTraits
 
 if TYPE_CHECKING:
     from wheelaudit.surface import Surface
@@ -41,6 +41,10 @@ class Wheel:
     #: DLL files the wheel's packages load by full path when imported (``ctypes.WinDLL``): each
     #: then serves every import of its name (same module)
     preloaded_dlls: list[str] = field(default_factory=list)
+    #: what each Python module of the wheel imports and loads at import time, in order
+    #: (``.py`` member -> :class:`wheelaudit.archive.load_order.LoadEvent` list): the load model's
+    #: source facts (:mod:`wheelaudit.load`); read only for a wheel that ships native binaries
+    import_events: dict[str, list] = field(default_factory=dict)
     #: extension modules the wheel's Python code imports only where a failed import is caught
     #: (:mod:`wheelaudit.archive.import_guards`): path -> where (``pkg/mod.py:12``). None: not
     #: looked at (it is looked at only for a module a load error names, see ``api.audit_wheels``)
@@ -89,6 +93,6 @@ class Wheel:
     @property
     def platform_tags(self) -> list[str]:
         """The platform parts of the wheel's tags (``macosx_14_0_arm64``)."""
-        from wheelaudit.platforms.tags import platform_strings
+        from packaging.tags import parse_tag
 
-        return platform_strings(self.tags)
+        return sorted({t.platform for s in self.tags for t in parse_tag(s)})

@@ -151,7 +151,7 @@ def windows_dll_origin(name: str, machine: str, windows: str = "7") -> str | Non
     interpreters run on, and every later one: ``"7"``, ``"8.1"`` or ``"10"``), ``"windows-8.1"``
     / ``"windows-10"`` (in-box only from that version on, later than ``windows``),
     ``"redistributable"`` (an MSVC runtime DLL that is *not* on a clean Windows: the wheel must
-    ship it), ``"debug-runtime"`` (its debug build: on no user's machine), or None (unknown). Names compare case-insensitively, as Windows does."""
+    ship it; the 140 family's and the older ones', ``msvcr120.dll``, ``msvcr100.dll``), ``"debug-runtime"`` (its debug build: on no user's machine), or None (unknown). Names compare case-insensitively, as Windows does."""
     data = load("windows")
     low = name.lower()
     if low.startswith(tuple(data["api_set_prefixes"])):
@@ -170,7 +170,17 @@ def windows_dll_origin(name: str, machine: str, windows: str = "7") -> str | Non
         return "redistributable"
     if low in data.get("debug_runtime", ()):
         return "debug-runtime"
+    if (re.fullmatch(data["delvewheel_vc_redist_pattern"], low) and low not in _clean_windows_crts(machine)
+            and not any(low in names for names in data["python_runtime"].values())):
+        # an older Visual C++ runtime (msvcr120.dll, msvcp100.dll, vcomp90.dll): no more on a clean
+        # Windows than msvcp140.dll is
+        return "redistributable"
     return None
+
+
+def _clean_windows_crts(machine: str) -> frozenset[str]:
+    """The old CRTs that Windows itself carries though delvewheel's pattern names them (msvcrt.dll)."""
+    return frozenset(load("windows").get("redistributable_on_clean_windows", {}).get(machine, ()))
 
 
 # --------------------------------------------------------------------------------------------

@@ -264,9 +264,10 @@ def _runtime_names(family: str) -> list[str]:
 
 
 def _runtime(lib: dict[str, Any], key: str, family: str) -> bool:
-    """Whether a provider's library is a compiler runtime it vendors for itself (the VC++ runtime
-    marked per library; GCC's and LLVM's by name): offered to no wheel that does not require it."""
-    return bool(lib.get("runtime")) or key in _runtime_names(family)
+    """Whether a provider's library is one it vendors for its own use: a compiler runtime (the
+    VC++ runtime marked per library; GCC's and LLVM's by name) or a third-party library marked
+    ``private`` (a GUI toolkit's FFmpeg): offered to no wheel that does not require it."""
+    return bool(lib.get("runtime")) or bool(lib.get("private")) or key in _runtime_names(family)
 
 
 def compiler_runtime(name: str, platform_tag: str) -> bool:

@@ -455,29 +455,45 @@ def _arch_problem(b: Binary, pt: PlatformTag) -> str | None:
     return None
 
 
-def check_archs(wheel, loaded: Collection[str] | None = None) -> list[Finding]:
+def check_archs(wheel, loaded: Collection[str] | None = None, never: Collection[str] = ()) -> list[Finding]:
     """WA503 for every ok binary of ``wheel`` against every platform tag. ``loaded``: the
     binaries the system's loader loads when the wheel is used (its extension modules, executables
     and what they link: :func:`wheelaudit.checks.extension.loaded_binaries`); the others, which only
     code that opens them by path loads (often choosing one file per platform), are warnings.
-    None: every binary counts as loaded."""
+    None: every binary counts as loaded. ``never``: binaries no platform loader loads (launcher
+    templates, :func:`wheelaudit.load.never_loaded`): no verdict."""
     out: list[Finding] = []
     plats = wheel_platforms(wheel)
-    for b in wheel.libraries:
-        if not b.ok or not b.slices or not b.loadable:
-            continue
+    judged = [b for b in wheel.libraries if b.ok and b.slices and b.loadable and b.path not in never]
+    problems_of: dict[str, dict[str, list[str]]] = {}
+    served: set[str] = set()  # the tags some binary of the wheel serves
+    for b in judged:
         problems: dict[str, list[str]] = {}
         for pt in plats:
             why = _arch_problem(b, pt)
             if why is not None:
                 problems.setdefault(why, []).append(pt.tag)
+            else:
+                served.add(pt.tag)
+        problems_of[b.path] = problems
+    # a tag no binary of the wheel serves: whoever loads any of them fails, by path or not
+    unserved = {pt.tag for pt in plats if pt.os not in (None, "any") and pt.tag not in served}
+    for b in judged:
         linked = loaded is None or b.path in loaded
-        for why, tags in problems.items():
+        for why, tags in problems_of[b.path].items():
+            nowhere = [t for t in tags if t in unserved]
+            if linked:
+                tail, severity = "", None
+            elif nowhere:
+                tail, severity = (f"; it is loaded by path only, but the wheel ships no binary at all for "
+                                  f"{' / '.join(nowhere)}: whoever loads it fails"), None
+            else:
+                tail, severity = ("; it is no extension module and nothing in the wheel links it: only code "
+                                  "that loads it by path (ctypes, cffi, a plugin loader) would fail, where it picks "
+                                  "this file"), "warning"
             out.append(Finding(
-                "WA503", f"{b.path} " + why.replace("{tags}", " / ".join(tags))
-                + ("" if linked else "; it is no extension module and nothing in the wheel links it: only code "
-                   "that loads it by path (ctypes, cffi, a plugin loader) would fail, where it picks this file"),
-                subject=b.path, paths=[b.path], rule=RULE, severity_override=None if linked else "warning"))
+                "WA503", f"{b.path} " + why.replace("{tags}", " / ".join(tags)) + tail,
+                subject=b.path, paths=[b.path], rule=RULE, severity_override=severity))  # type: ignore[arg-type]
     return out
 
 
@@ -709,7 +725,7 @@ def check_versions(wheel) -> list[Finding]:
     return out
 
 
-def check_platform(wheel, loaded: Collection[str] | None = None) -> list[Finding]:
-    """WA503 and WA504 for ``wheel`` (a :class:`wheelaudit.scan.Wheel`); ``loaded`` as for
-    :func:`check_archs`."""
-    return check_archs(wheel, loaded) + check_versions(wheel)
+def check_platform(wheel, loaded: Collection[str] | None = None, never: Collection[str] = ()) -> list[Finding]:
+    """WA503 and WA504 for ``wheel`` (a :class:`wheelaudit.scan.Wheel`); ``loaded`` and ``never``
+    as for :func:`check_archs`."""
+    return check_archs(wheel, loaded, never) + check_versions(wheel)

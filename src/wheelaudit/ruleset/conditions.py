@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from typing import TYPE_CHECKING
 
+from wheelaudit.model.traits import WheelTraits
 from wheelaudit.ruleset.globs import Glob, matches_list
 
 if TYPE_CHECKING:
@@ -26,28 +27,6 @@ KNOWN_OS = ("linux", "macos", "windows", "ios", "android")
 #: glob over the distribution's canonical name) is an extension of SPEC section 3, so that one
 #: ruleset can serve the several distributions of a project (``mlx`` and ``mlx-metal``).
 CONDITION_KEYS = ("platform", "os", "arch", "version", "python", "name")
-
-@dataclass(frozen=True)
-class WheelTraits:
-    """The facts of a wheel that conditions select on.
-
-    ``platforms`` are the platform tags as written (``"macosx_14_0_arm64"``, ``"any"``), sorted;
-    ``os`` is a subset of :data:`KNOWN_OS`; ``arch`` holds the architectures the tags name,
-    spelled as the tags spell them (``"aarch64"`` on Linux, ``"arm64"`` on macOS and Windows:
-    they are not unified, so ``arch = "arm64"`` selects Apple silicon and Windows on Arm only,
-    and ``arch = ["arm64", "aarch64"]`` every 64-bit Arm wheel). ``version`` is the
-    distribution version and ``pythons`` the python tags (``"cp311"``, ``"py3"``), sorted.
-    ``name`` is the distribution name, canonical (PEP 503: lower case, ``-`` for runs of
-    ``-_.``), or ``""`` when unknown.
-    """
-
-    platforms: tuple[str, ...] = ()
-    os: frozenset[str] = field(default_factory=frozenset)
-    arch: frozenset[str] = field(default_factory=frozenset)
-    version: str = ""
-    pythons: tuple[str, ...] = ()
-    name: str = ""
-
 
 def _platform_os_arch(platform: str) -> tuple[str | None, tuple[str, ...]]:
     """The os and architectures one platform tag names (``(None, ())`` for ``any`` and tags

@@ -429,9 +429,9 @@ class Ruleset:
     def interest(self) -> Interest:
         """What the symbol entries can match (:class:`wheelaudit.checks.index.Interest`): handed to the
         scan so that each worker keeps only the local symbols these rules can look at."""
-        from wheelaudit.checks.index import Interest
+        from wheelaudit.checks.index import interest_of
 
-        return Interest.of(self.symbol_patterns())
+        return interest_of(self.symbol_patterns())
 
     def component(self, name: str) -> ComponentRule | None:
         """The component named ``name``, if any."""

@@ -83,7 +83,7 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
                     # checks need, so that the work after the pool is only what needs its facts)
                     info = source.info
                     record = source.record_checker()
-                    texts = _read_texts(source, info, files, pe=_names_pe(members))
+                    texts = _read_texts(source, info, files, pe=_names_pe(members), native=_names_native(members))
                     outcome = pool.run()
             else:
                 info = source.info
@@ -97,12 +97,13 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
                 libraries.append(binary)
         findings = list(info.problems) + (record.finish() if only is None else [])
         if texts is None:
-            texts = _read_texts(source, info, files, pe=_names_pe(members))
+            texts = _read_texts(source, info, files, pe=_names_pe(members), native=_names_native(members))
         sizes = {m.path: (m.compressed, m.size) for m in members}
         archive_size = os.stat(p).st_size if source.is_zip else None
         surface = texts.surface
         dll_dirs = texts.loads.folders if texts.loads is not None else []
         preloaded = texts.loads.preloaded if texts.loads is not None else []
+        events = texts.events if libraries else {}
     for b in libraries:
         if b.error:
             findings.append(Finding("WA001", f"{b.path}: {b.error}", subject=b.path, paths=[b.path]))
@@ -121,6 +122,7 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
         surface=surface,
         dll_directories=dll_dirs,
         preloaded_dlls=preloaded,
+        import_events=events,
         sizes=sizes,
         archive_size=archive_size,
     )
@@ -132,6 +134,7 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
 class _Texts:
     surface: Surface | None  # the C++ consumer surface (issue #24), when the wheel has such files
     loads: ImportTimeLoads | None  # what the packages do to the DLL search when imported (PE only)
+    events: dict[str, list]  # what each module imports and loads at import time (load model; native wheels)
 
 
 def _names_pe(members) -> bool:
@@ -141,9 +144,16 @@ def _names_pe(members) -> bool:
     return any(m.path.lower().endswith((".dll", ".pyd", ".exe")) for m in members)
 
 
-def _read_texts(source: WheelSource, info, files: list[str], pe: bool) -> _Texts:
-    """The facts the wheel's text files (of ``files``) give: its consumer surface and, for a
-    wheel with PE binaries (``pe``), its import-time DLL folders and preloads."""
+def _names_native(members) -> bool:
+    """Whether a member is named as a native library or module (``.so``, ``.so.N``, ``.dylib``,
+    ``.pyd``, ``.dll``): only then can the import order matter."""
+    return any(m.path.lower().endswith((".so", ".dylib", ".pyd", ".dll")) or ".so." in m.path for m in members)
+
+
+def _read_texts(source: WheelSource, info, files: list[str], pe: bool, native: bool = True) -> _Texts:
+    """The facts the wheel's text files (of ``files``) give: its consumer surface, for a wheel
+    with PE binaries (``pe``) its import-time DLL folders and preloads, and for a wheel with
+    native members (``native``) what its modules import and load at import time."""
 
     def text_of(member: str) -> str | None:
         return source.read_text(member)[0]
@@ -159,7 +169,16 @@ def _read_texts(source: WheelSource, info, files: list[str], pe: bool) -> _Texts
         from wheelaudit.archive.dll_directories import import_time_loads
 
         loads = import_time_loads(files, text_of)
-    return _Texts(surface, loads)
+    return _Texts(surface, loads, _import_events(source) if native else {})
+
+
+def _import_events(source: WheelSource) -> dict[str, list]:
+    """What the wheel's Python modules import and load at import time
+    (:func:`wheelaudit.archive.load_order.import_events`): read only for a wheel with native
+    members, the only thing the load model orders (while the workers read the binaries)."""
+    from wheelaudit.archive.load_order import MAX_BYTES, import_events
+
+    return import_events(source.files(), lambda member: source.read_text(member, MAX_BYTES + 1)[0])
 
 
 def _read_inline(reader: MemberReader, members, needles, interest, timeout, progress) -> Outcome:

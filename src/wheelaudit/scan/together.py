@@ -36,7 +36,7 @@ from wheelaudit.platforms import tags as platforms
 from wheelaudit.ruleset.conditions import WheelTraits
 from wheelaudit.model.finding import Finding, examples
 from wheelaudit.checks.abi import TAG_CHECKS
-from wheelaudit.checks.extension import loaded_binaries
+from wheelaudit.load import load_model
 from wheelaudit.checks.index import Interest
 from wheelaudit.checks.linkage import _installed, _required_dists, resolve_wheel
 from wheelaudit.model.wheel import Wheel
@@ -147,7 +147,8 @@ def merge_wheels(wheels: Sequence[Wheel], *, digests: Digests | None = None) -> 
     for w, lab in zip(wheels, labels):
         for f in w.findings:
             findings.append(_prefixed(f, lab))
-        for f in platforms.check_platform(w, loaded_binaries(w.libraries)):
+        model = load_model(w)
+        for f in platforms.check_platform(w, model.loaded, never=model.never):
             findings.append(_prefixed(f, lab))
         for check in TAG_CHECKS:
             findings += [_prefixed(f, lab) for f in check(w)]
@@ -214,6 +215,7 @@ def merge_wheels(wheels: Sequence[Wheel], *, digests: Digests | None = None) -> 
         # that package is imported (torchvision imports torch, whose torch/lib it then loads from)
         dll_directories=list(dict.fromkeys(d for w in wheels for d in w.dll_directories)),
         preloaded_dlls=list(dict.fromkeys(d for w in wheels for d in w.preloaded_dlls)),
+        import_events={k: v for w in wheels for k, v in w.import_events.items()},
     )
     merged.findings += _cross_requirements(merged, wheels, labels)
     return merged

@@ -1,0 +1,259 @@
+"""What a package imports and loads when it is imported, in order: read from its Python sources
+as text, never run.
+
+Importing ``pkg.mod`` runs ``pkg/__init__.py`` first, then ``pkg/mod``; each module runs its
+statements in order, and what those import and load is in the process before the next
+statement. The load model (:mod:`wheelaudit.load`) replays these events to know which images are
+already loaded when a binary is loaded (the loaders reuse a loaded image instead of searching).
+
+Each module's events, in source order:
+
+* ``import``: a module imported at import time (``import a.b``, ``from . import x``,
+  ``importlib.import_module("a.b")``); for ``from p import a`` both ``p`` and ``p.a`` (either may
+  be the module);
+* ``load``: a file loaded by path at import time (``ctypes.CDLL``, ``cdll.LoadLibrary``,
+  ``ctypes.WinDLL``, ``ffi.dlopen``, ``torch.ops.load_library``, ``LoadLibraryExW``), its path built
+  from the module's own folder as :mod:`wheelaudit.archive.dll_directories` reads paths;
+* ``load-later``: the same call inside a function or class body: the file is loaded by path when
+  that code runs, after the module was imported;
+* ``env``: a folder of the package put in ``LD_LIBRARY_PATH`` / ``DYLD_LIBRARY_PATH`` (a launcher
+  that sets it before it runs a tool of the wheel), anywhere in the module.
+
+Statements inside ``if``, ``try`` and ``with`` count as run (both branches: a reader cannot know
+which runs, and the load model only ever uses an event to say an image *may* be served, in every
+context, never to hide a dependency). Modules are followed from every top-level package's
+``__init__.py`` through the imports found (breadth first), at most :data:`MAX_MODULES` files of
+at most :data:`MAX_BYTES` each and :data:`MAX_TOTAL_BYTES` in all; what lies past the bound is not read (fewer events: fewer images known
+to be loaded, never a finding lost).
+"""
+
+from __future__ import annotations
+
+import ast
+import posixpath
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from wheelaudit.archive.dll_directories import _FILE, _Paths
+from wheelaudit.archive.import_guards import _imports
+from wheelaudit.archive.pysource import last_name, parse
+
+__all__ = ["LoadEvent", "import_events", "module_files", "MAX_MODULES", "MAX_BYTES"]
+
+#: at most this many modules are read, each at most this many bytes, and this many bytes in all
+MAX_MODULES = 200
+MAX_BYTES = 1 << 20
+MAX_TOTAL_BYTES = 4 << 20
+
+#: calls that load their first argument, a library's path, now (last name of the callee)
+LOAD_CALLS = {
+    "CDLL": "ctypes.CDLL", "PyDLL": "ctypes.PyDLL", "WinDLL": "ctypes.WinDLL", "OleDLL": "ctypes.OleDLL",
+    "LoadLibrary": "LoadLibrary", "LoadLibraryW": "LoadLibrary", "LoadLibraryA": "LoadLibrary",
+    "LoadLibraryExW": "LoadLibraryEx", "LoadLibraryEx": "LoadLibraryEx", "dlopen": "dlopen",
+    "load_library": "torch.ops.load_library",
+}
+
+
+#: the variables with which a launcher points a tool's loader at a folder before it runs the tool
+ENV_VARS = ("LD_LIBRARY_PATH", "DYLD_LIBRARY_PATH", "DYLD_FALLBACK_LIBRARY_PATH")
+
+#: text a module must contain for its calls to be looked at (else only its statements are)
+_CALL_MARKERS = ("import_module", "__import__", *sorted({k for k in LOAD_CALLS}), *ENV_VARS)
+
+
+def _env_values(value: ast.AST) -> list[ast.AST]:
+    """The parts of a search-path value that may name a folder: the value, the left of
+    ``folder + os.pathsep + ...``, the first field of an f-string, the items of
+    ``os.pathsep.join([...])``."""
+    out = [value]
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
+        out += _env_values(value.left)
+    elif isinstance(value, ast.JoinedStr) and value.values and isinstance(value.values[0], ast.FormattedValue):
+        out += _env_values(value.values[0].value)
+    elif (isinstance(value, ast.Call) and last_name(value.func) == "join" and isinstance(value.func, ast.Attribute)
+          and last_name(value.func.value) == "pathsep" and value.args):
+        out.append(value.args[0])
+    return out
+
+
+@dataclass(frozen=True)
+class LoadEvent:
+    """One thing a module does that brings code into the process. ``kind``: ``import``,
+    ``load`` or ``load-later``; ``target``: the dotted module name (import) or the path inside
+    the wheel (load); ``source``/``line``: where; ``how``: the call (``ctypes.CDLL``)."""
+
+    kind: str
+    target: str
+    source: str
+    line: int
+    how: str = "import"
+
+    @property
+    def where(self) -> str:
+        return f"{self.source}:{self.line}"
+
+
+def _strip_scheme(path: str) -> str | None:
+    """Where a ``.py`` member lands below site-packages (``x.data/purelib/a.py`` -> ``a.py``);
+    None for a member installed elsewhere or metadata."""
+    top, _, rest = path.partition("/")
+    if top.endswith(".dist-info"):
+        return None
+    if top.endswith(".data"):
+        scheme, _, sub = rest.partition("/")
+        return sub if scheme in ("purelib", "platlib") and sub else None
+    return path
+
+
+def module_files(files: Iterable[str]) -> dict[str, str]:
+    """Dotted module name -> the ``.py`` member an importer runs for it (``a/b/__init__.py`` for
+    the package ``a.b``, ``a/c.py`` for ``a.c``)."""
+    out: dict[str, str] = {}
+    for f in files:
+        if not f.endswith(".py"):
+            continue
+        inst = _strip_scheme(f)
+        if inst is None:
+            continue
+        parts = inst[:-3].split("/")
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        if parts and all(p.isidentifier() for p in parts):
+            out.setdefault(".".join(parts), f)
+    return out
+
+
+def _events_of(text: str, path: str) -> list[LoadEvent]:
+    """The events of one module, in source order."""
+    tree = parse(text)
+    if tree is None:
+        return []
+    inst = _strip_scheme(path) or path
+    here = posixpath.dirname(inst)
+    package = here.replace("/", ".")
+    paths: _Paths | None = None
+    out: list[LoadEvent] = []
+
+    def loads(node: ast.Call, later: bool) -> None:
+        nonlocal paths
+        how = LOAD_CALLS.get(last_name(node.func))
+        if how is None or not node.args:
+            return
+        if paths is None:
+            paths = _Paths(tree, here.count("/") + 1 if here else 0)
+        for parts in sorted(paths.of(node.args[0])):
+            if _FILE in parts:
+                continue
+            p = posixpath.normpath(posixpath.join(here, *parts))
+            if not p.startswith("..") and p != ".":
+                out.append(LoadEvent("load-later" if later else "load", p, path, node.lineno, how))
+
+    def env(node: ast.AST) -> None:
+        """``LD_LIBRARY_PATH`` (and dyld's) set to a folder of the package: in a dict, a keyword,
+        ``os.environ[...] = ``, ``os.environ.setdefault(...)`` / ``os.putenv(...)``."""
+        nonlocal paths
+        pairs: list[tuple[str, ast.AST]] = []
+        if isinstance(node, ast.Call):
+            pairs += [(kw.arg, kw.value) for kw in node.keywords if kw.arg in ENV_VARS]
+            if (len(node.args) >= 2 and isinstance(node.args[0], ast.Constant) and node.args[0].value in ENV_VARS
+                    and last_name(node.func) in ("setdefault", "putenv", "__setitem__")):
+                pairs.append((node.args[0].value, node.args[1]))
+        elif isinstance(node, ast.Dict):
+            pairs += [(k.value, v) for k, v in zip(node.keys, node.values)
+                      if isinstance(k, ast.Constant) and k.value in ENV_VARS]
+        elif isinstance(node, ast.Assign):
+            pairs += [(t.slice.value, node.value) for t in node.targets if isinstance(t, ast.Subscript)
+                      and isinstance(t.slice, ast.Constant) and t.slice.value in ENV_VARS]
+        for var, value in pairs:
+            if paths is None:
+                paths = _Paths(tree, here.count("/") + 1 if here else 0)
+            for part in _env_values(value):
+                for parts in sorted(paths.of(part)):
+                    if _FILE in parts:
+                        continue
+                    p = posixpath.normpath(posixpath.join(here, *parts))
+                    if not p.startswith("..") and p != ".":
+                        out.append(LoadEvent("env", p, path, node.lineno, var))
+
+    def statements(body: list, later: bool) -> None:
+        """Statements only (no expression holds an import statement): the fast walk for a
+        module whose text names no call this reader follows."""
+        for node in body:
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                if not later:
+                    for name in _imports(node, package):
+                        if name:
+                            out.append(LoadEvent("import", name, path, node.lineno))
+                continue
+            inner = later or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            if inner and later:
+                continue  # (nothing in a function body runs at import, and no call is looked for)
+            for field in ("body", "orelse", "finalbody"):
+                part = getattr(node, field, None)
+                if isinstance(part, list):
+                    statements(part, inner)
+            for handler in getattr(node, "handlers", ()) or ():
+                statements(handler.body, inner)
+            for case in getattr(node, "cases", ()) or ():
+                statements(case.body, inner)
+
+    def visit(node: ast.AST, later: bool) -> None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            later = True
+        if isinstance(node, (ast.Call, ast.Dict, ast.Assign)):
+            env(node)
+        if not later and isinstance(node, (ast.Import, ast.ImportFrom)):
+            for name in _imports(node, package):
+                if name:
+                    out.append(LoadEvent("import", name, path, node.lineno))
+            return
+        if isinstance(node, ast.Call):
+            if not later:
+                for name in _imports(node, package):  # importlib.import_module("a.b")
+                    out.append(LoadEvent("import", name, path, node.lineno))
+            for child in ast.iter_child_nodes(node):  # (arguments run first)
+                visit(child, later)
+            loads(node, later)
+            return
+        for child in ast.iter_child_nodes(node):
+            visit(child, later)
+
+    try:
+        if any(m in text for m in _CALL_MARKERS):
+            visit(tree, False)
+        else:
+            statements(tree.body, False)
+    except RecursionError:
+        return []
+    return out
+
+
+def import_events(files: Iterable[str], read_text: Callable[[str], str | None]) -> dict[str, list[LoadEvent]]:
+    """Each module's events (``.py`` member -> events in source order), for the modules reached
+    from the wheel's top-level packages through their imports (at most :data:`MAX_MODULES`)."""
+    modules = module_files(files)
+    queue: deque[str] = deque(sorted(n for n in modules if "." not in n))
+    seen = set(queue)
+    out: dict[str, list[LoadEvent]] = {}
+    total = 0
+    while queue and len(out) < MAX_MODULES and total < MAX_TOTAL_BYTES:
+        name = queue.popleft()
+        path = modules[name]
+        text = read_text(path)
+        if not text or len(text) > MAX_BYTES:
+            out[path] = []
+            continue
+        total += len(text)
+        events = _events_of(text, path)
+        out[path] = events
+        for e in events:
+            if e.kind != "import":
+                continue
+            parts = e.target.split(".")
+            for k in range(1, len(parts) + 1):  # (importing a.b.c runs a, a.b, a.b.c)
+                n = ".".join(parts[:k])
+                if n in modules and n not in seen:
+                    seen.add(n)
+                    queue.append(n)
+    return out
