@@ -22,17 +22,18 @@ EVIL = "libx.so\n::error title=pwned::owned\x1b[2J\u202e"
 
 @pytest.fixture(scope="module")
 def evil_wheel(tmp_path_factory) -> Path:
-    """A library built by gcc whose DT_NEEDED names a library called EVIL (not in the wheel:
-    WA501 names it)."""
+    """An extension module built by gcc whose DT_NEEDED names a library called EVIL (not in the
+    wheel: WA501 names it, an error since the module is imported by name)."""
     d = tmp_path_factory.mktemp("evil")
     (d / "dep.c").write_text("int dep(void) { return 1; }\n")
-    (d / "main.c").write_text("int dep(void);\nint entry(void) { return dep(); }\n")
+    (d / "main.c").write_text("int dep(void);\nint entry(void) { return dep(); }\n"
+                              "void *PyInit_mod(void) { return (void *)0; }\n")
     subprocess.run(["gcc", "-shared", "-fPIC", f"-Wl,-soname,{EVIL}", "-o", str(d / "libdep.so"), str(d / "dep.c")],
                    check=True)
     subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(d / "libmain.so"), str(d / "main.c"), str(d / "libdep.so")],
                    check=True)
     wheel = d / f"fuzz-1.0-{TAG}.whl"
-    wheel.write_bytes(tiny_wheel([("pkg/libmain.so", (d / "libmain.so").read_bytes())], tag=TAG))
+    wheel.write_bytes(tiny_wheel([("pkg/mod.cpython-311-x86_64-linux-gnu.so", (d / "libmain.so").read_bytes())], tag=TAG))
     return wheel
 
 

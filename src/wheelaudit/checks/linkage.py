@@ -1092,6 +1092,7 @@ def _wa501(wheel, rules: _Rules, resolved: dict[str, dict[str, list[Resolution]]
             msg += f"; {r.hint}"
         msg += f". Allowed externals: {rules.externals_desc(b)}"
         optional = by_path_only = False
+        reused: str | None = None
         origin = policydata.windows_dll_origin(name, b.slices[0].arch if b.slices else "") if b.format == "pe" else None
         debug = origin == "debug-runtime"
         if rules.declared_optional(name):
@@ -1106,6 +1107,7 @@ def _wa501(wheel, rules: _Rules, resolved: dict[str, dict[str, list[Resolution]]
             pass  # (the debug runtime is on no machine: whoever loads the binary, it fails)
         elif (host := _loaded_first(wheel, name, paths, loaded)) is not None:
             optional = True
+            reused = host
             msg += (f" (the wheel ships {host}, and nothing in the wheel links "
                     f"{'this binary' if len(paths) == 1 else 'these binaries'}: loaded by path (a plugin its "
                     f"host loads, ctypes), {'it finds' if len(paths) == 1 else 'they find'} {_basename(name)} "
@@ -1124,7 +1126,11 @@ def _wa501(wheel, rules: _Rules, resolved: dict[str, dict[str, list[Resolution]]
             msg += (f" (the wheel ships {elsewhere}: the loader reuses it only when a module that finds it was "
                     f"imported first in the process)")
         hint = ""
-        if debug:
+        if reused is not None:
+            hint = (f"nothing to do if {reused} is always loaded first (the package imports it before loading "
+                    f"{'this binary' if len(paths) == 1 else 'these binaries'}); else give "
+                    f"{'it' if len(paths) == 1 else 'them'} a search path that finds it")
+        elif debug:
             hint = "rebuild it in a Release configuration (/MD, not /MDd): it then links the runtime users have"
         elif r.since_windows is not None:
             hint = (f"nothing to do where the project supports Windows {r.since_windows} and later only (say so in its"
