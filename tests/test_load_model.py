@@ -174,6 +174,31 @@ def test_a_solver_plugin_loaded_by_path_that_needs_a_commercial_library_is_a_war
     assert "loaded after _core" in f["message"]
 
 
+def test_the_only_library_of_a_wheel_without_modules_is_loaded_whenever_the_package_is_used(tmp_path, elf):
+    # (mediapipe's libmediapipe.so, XGBoost's libxgboost.so: the package's code opens it by path,
+    # and no host chooses whether to: what it needs, every machine that uses the package needs)
+    engine = _write_wheel(tmp_path, {
+        "engine/__init__.py": b"import ctypes, os\n"
+                              b"_lib = ctypes.CDLL(os.path.join(os.path.dirname(__file__), 'lib' + 'engine.so'))\n",
+        "engine/libengine.so": elf["libcasadi_conic_mosek.so"],
+    }, LINUX, "engine")
+    code, found = findings(engine, "--select", "WA501")
+    assert code == 1
+    [f] = found
+    assert (f["severity"], f["subject"]) == ("error", "libmosek64.so.10")
+    assert "the wheel's only native library" in f["message"]
+    # two such libraries: the code chooses one (a backend per machine): each a plugin, a warning
+    two = tmp_path / "two"
+    two.mkdir()
+    plugins = _write_wheel(two, {
+        "engine/__init__.py": b"",
+        "engine/libengine_a.so": elf["libcasadi_conic_mosek.so"],
+        "engine/libengine_b.so": elf["libcasadi_conic_mosek.so"],
+    }, LINUX, "engine")
+    code, found = findings(plugins, "--select", "WA501")
+    assert code == 0 and {f["severity"] for f in found} == {"warning"}
+
+
 # --------------------------------------------------------------------------------------------
 # item 3: never loaded
 
@@ -242,12 +267,14 @@ def test_an_older_vc_runtime_is_an_error_like_msvcp140(tmp_path, old_crt):
 
 
 def test_a_wheel_with_no_binary_for_its_architecture_fails_even_by_path(tmp_path, elf):
-    w = _write_wheel(tmp_path, {"pkg/__init__.py": b"", "pkg/libmosek64.so.10": elf["libmosek64.so.10"]},
+    # (two x86-64 libraries loaded by path: a wheel's only library would be loaded whenever it is used)
+    w = _write_wheel(tmp_path, {"pkg/__init__.py": b"", "pkg/libmosek64.so.10": elf["libmosek64.so.10"],
+                                "pkg/libx.so": elf["_core.so"]},
                      "py3-none-manylinux_2_28_aarch64", "pkg")
     code, found = findings(w, "--select", "WA503")
     assert code == 1
-    [f] = found
-    assert f["severity"] == "error" and "ships no binary at all for manylinux_2_28_aarch64" in f["message"]
+    assert {f["severity"] for f in found} == {"error"}
+    assert all("ships no binary at all for manylinux_2_28_aarch64" in f["message"] for f in found), found
     # beside a binary that serves the tag, the by-path one stays a warning (a per-platform pick)
     both = _write_wheel(tmp_path / "both" if (tmp_path / "both").mkdir() is None else tmp_path, {
         "pkg/__init__.py": b"", "pkg/libmosek64.so.10": elf["libmosek64.so.10"],

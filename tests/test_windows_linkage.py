@@ -540,7 +540,9 @@ def test_a_dll_the_package_preloads_is_loaded_at_every_import():
     """A DLL that nothing links but the package loads by its full path at import (scikit-learn's
     ``_distributor_init.py`` and vcomp140.dll) is loaded at every import: its missing dependency
     is an error, not the warning of a binary loaded only by code that chooses when."""
-    libs = [pe("pkg/.libs/helper.dll", ["libmissing.dll", "KERNEL32.dll"])]
+    # (beside the package's extension module: a wheel's only library would be its engine, loaded
+    # whenever the package is used)
+    libs = [pe("pkg/.libs/helper.dll", ["libmissing.dll", "KERNEL32.dll"]), pe("pkg/_core.pyd", ["KERNEL32.dll"])]
     assert [f.severity for f in check_linkage(wheel(libs))] == ["warning"]
     w = wheel(libs)
     w.preloaded_dlls = ["pkg/.libs/helper.dll"]
@@ -552,7 +554,8 @@ def test_a_backend_loaded_by_path_with_its_provider_behind_an_extra_is_a_warning
     wheel requires only with its `cuda` extra: a WA505 warning naming the extra; the same for an
     extension module stays an error."""
     extra = ['nvidia-cuda-runtime-cu12; extra == "cuda"']
-    w = wheel([pe("pkg/capi/providers_cuda.dll", ["cudart64_12.dll", "KERNEL32.dll"])])
+    w = wheel([pe("pkg/capi/providers_cuda.dll", ["cudart64_12.dll", "KERNEL32.dll"]),
+               pe("pkg/capi/_pybind_state.pyd", ["KERNEL32.dll"])])
     w.requires_dist = extra
     [f] = check_linkage(w)
     assert (f.code, f.severity) == ("WA505", "warning") and "only with its extra cuda" in f.message

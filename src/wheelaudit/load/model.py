@@ -9,6 +9,9 @@ The entry points:
   ``torch.ops.load_library``, ... :mod:`wheelaudit.archive.load_order`), at import time or later;
 * **libraries for other distributions**: in a wheel without extension modules (PyQt6-Qt6, which
   PyQt6's modules link), each library another binary of the wheel links;
+* **the engine**: in a wheel whose only native code is one library and that has no extension
+  module nor command, that library, which the package's own code loads by path whenever it uses
+  native code (no host chooses whether to load it);
 * **plugins**: any other binary that nothing links and no importer takes, which its host opens by
   path. Its host is code of the package the file lies in, which runs once that package is
   imported: the images the package's ``__init__.py`` loaded are there before it.
@@ -294,6 +297,16 @@ class LoadModel:
             for path in sorted(self._linked()):
                 self._how.setdefault(path, "linked by the modules of the distributions that use this wheel")
                 self._enter(path, empty, 0)
+        engine = [p for p, b in self.binaries.items() if p not in self.never and b.loadable]
+        if not self.extensions and not self.commands and len(engine) == 1:
+            # a wheel whose only native code is one library (mediapipe's libmediapipe.so, XGBoost's
+            # libxgboost.so): no host chooses whether to load it, the package's own code loads it by
+            # path whenever it uses native code, so what it needs every machine that uses it needs
+            (path,) = engine
+            self._how.setdefault(path, "loaded by path by the package's code whenever it uses native code "
+                                       "(the wheel's only native library)")
+            top = _installed(path).split("/", 1)[0]
+            self._enter(path, self._package(top).seq if top in self._modules else empty, 0)
         # loads by path: from the code that loads it, else (a plugin) from its package
         for path, b in sorted(self.binaries.items()):
             if path in self.loaded or path in self.never:
