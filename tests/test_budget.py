@@ -1,0 +1,97 @@
+"""One budget per run (``wheelaudit.binary.budget``), and the bombs of the second hostile round it
+and linear work defuse: CMake configs that nest, loop or break, a ``declares`` pattern that would
+backtrack, demangler bombs, symbol tables whose entries share one long string, a DLL with tens of
+thousands of imports.
+
+Each case runs the command line as a user would, in a subprocess whose address space is limited
+(``MEMORY``), and asserts sizes and outcomes; the time bounds are generous ones a broken version
+exceeds by orders of magnitude.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from fuzz.mutate import tiny_wheel  # noqa: E402
+
+#: the address-space limit of the command under test (the interpreter and its libraries take
+#: about 200 MB of it)
+MEMORY = 1 << 30
+
+
+def wheelaudit(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    code = ("import resource, sys; resource.setrlimit(resource.RLIMIT_AS, (%d, %d)); "
+            "from wheelaudit.cli.main import main; sys.exit(main(sys.argv[1:]))" % (MEMORY, MEMORY))
+    env = {**os.environ, "WHEELAUDIT_PROGRESS": "0"}
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=timeout,
+                          env=env)
+
+
+def surface_wheel(tmp_path: Path, texts: dict[str, str], name: str = "cm") -> Path:
+    members = [(path, text.encode()) for path, text in texts.items()] + [("p/__init__.py", b"")]
+    p = tmp_path / f"{name}-1.0-cp311-cp311-manylinux_2_28_x86_64.whl"
+    p.write_bytes(tiny_wheel(members, dist=f"{name}-1.0"))
+    return p
+
+
+def surface_of(whl: Path) -> dict:
+    p = wheelaudit("inspect", str(whl), "--format", "json")
+    assert p.returncode == 0, p.stdout + p.stderr
+    return json.loads(p.stdout)["wheels"][0]["consumer_surface"]
+
+
+IMPORTED = ('add_library(p::p SHARED IMPORTED)\nset_target_properties(p::p PROPERTIES IMPORTED_LOCATION '
+            '"${CMAKE_CURRENT_LIST_DIR}/../../libp.so")\n')
+
+
+# -- CMake ---------------------------------------------------------------------------------------
+
+def test_cmake_blocks_nested_5000_deep_are_a_problem_not_a_crash(tmp_path):
+    text = "if(TRUE)\n" * 5000 + IMPORTED + "endif()\n" * 5000
+    surface = surface_of(surface_wheel(tmp_path, {"p/lib/cmake/P/PConfig.cmake": text}))
+    assert [(p["path"], "blocks nest deeper than 100" in p["message"]) for p in surface["problems"]] == [
+        ("p/lib/cmake/P/PConfig.cmake", True)]
+
+
+def test_a_config_with_a_syntax_error_still_shows_its_missing_library(tmp_path):
+    """What precedes the syntax error is read: its imported target names a library the wheel does
+    not ship (WA701), and the error is listed."""
+    whl = surface_wheel(tmp_path, {"p/lib/cmake/P/PConfig.cmake": IMPORTED + "if(\n"})
+    p = wheelaudit("check", str(whl), "--select", "WA701", "--format", "json")
+    assert p.returncode == 1, p.stdout + p.stderr
+    [w] = json.loads(p.stdout)["wheels"]
+    assert [f["code"] for f in w["findings"]] == ["WA701"]
+    assert [pr["message"] for pr in surface_of(whl)["problems"]] == ["line 3: command if: unbalanced parentheses"]
+
+
+def test_cmake_configs_draw_on_one_step_budget(tmp_path):
+    """40 configs of 40,000 commands each: together past the run's 400,000 steps, each alone under
+    the old bound per config. The run stops at the budget and says so for the configs it cut."""
+    loop = "set(L" + " a" * 200 + ")\nforeach(x ${L})\nforeach(y ${L})\nset(z 1)\nendforeach()\nendforeach()\n"
+    texts = {f"p/lib/cmake/P{i}/P{i}Config.cmake": loop for i in range(40)}
+    surface = surface_of(surface_wheel(tmp_path, texts))
+    cut = [p["path"] for p in surface["problems"] if "CMake commands run in all" in p["message"]]
+    assert 25 <= len(cut) < 40, surface["problems"]
+
+
+def test_a_declares_pattern_cannot_backtrack(tmp_path):
+    """``(a+)+b`` over a run of 40 ``a``: Python's re takes 2^40 steps; RE2 one pass."""
+    whl = surface_wheel(tmp_path, {"p/lib/cmake/P/PConfig.cmake": "a" * 40 + "\n" + IMPORTED})
+    rules = tmp_path / "rules.toml"
+    rules.write_text('version = 1\n[cmake]\nconfig = "**/PConfig.cmake"\ndeclares = \'(?P<name>(a+)+)b\'\n'
+                     '[[component]]\nname = "p"\nstrings = ["x"]\nowner = "p/*.so"\ncmake-target = "p::q"\n'
+                     'required = false\n')
+    p = wheelaudit("check", str(whl), "--rules", str(rules), "--select", "WA705", timeout=60)
+    assert p.returncode in (0, 1), p.stdout + p.stderr
+    # a pattern that needs backtracking (a backreference) is refused when the rules load
+    rules.write_text('version = 1\n[cmake]\nconfig = "**/PConfig.cmake"\ndeclares = \'(?P<name>a)\\1\'\n')
+    p = wheelaudit("check", str(whl), "--rules", str(rules))
+    assert p.returncode == 2 and "RE2" in p.stderr and "Traceback" not in p.stderr, p.stderr
