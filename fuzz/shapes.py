@@ -31,9 +31,12 @@ import zlib
 
 
 def elf_dso(needed: list[bytes], runpath: list[bytes] | None = None, rpath: list[bytes] | None = None,
-            soname: bytes | None = None, machine: int = 62) -> bytes:
+            soname: bytes | None = None, machine: int = 62,
+            symbols: list[tuple[bytes, bool]] | None = None) -> bytes:
     """A little-endian ELF64 ``ET_DYN`` image: header, two program headers, the dynamic string
-    table and the dynamic table; ``runpath``/``rpath`` are joined with ``:`` into one entry each."""
+    table and the dynamic table; ``runpath``/``rpath`` are joined with ``:`` into one entry each.
+    ``symbols`` (name, defined): a dynamic symbol table (with a ``DT_HASH`` giving its count),
+    each distinct name stored once in the string table (so repeated names share one string)."""
     strtab = bytearray(b"\0")
     offsets: dict[bytes, int] = {}
 
@@ -52,9 +55,17 @@ def elf_dso(needed: list[bytes], runpath: list[bytes] | None = None, rpath: list
         dyn.append((15, add(b":".join(rpath))))  # DT_RPATH
     if runpath is not None:
         dyn.append((29, add(b":".join(runpath))))  # DT_RUNPATH
+    syms = [(add(n), d) for n, d in symbols or ()]
     str_off = 64 + 2 * 56
-    dyn_off = (str_off + len(strtab) + 7) & ~7
-    dyn = [(5, str_off), (10, len(strtab))] + dyn + [(0, 0)]  # DT_STRTAB, DT_STRSZ, ..., DT_NULL
+    sym_off = (str_off + len(strtab) + 7) & ~7
+    symtab = bytes(24) + b"".join(struct.pack("<IBBHQQ", o, 0x12, 0, 7 if d else 0, 0x1000 if d else 0, 0)
+                                  for o, d in syms)
+    hash_off = sym_off + len(symtab)
+    nsyms = len(syms) + 1
+    hashtab = struct.pack("<II", 1, nsyms) + struct.pack("<I", 0) + bytes(4 * nsyms) if syms else b""
+    dyn_off = (hash_off + len(hashtab) + 7) & ~7
+    extra = [(6, sym_off), (11, 24), (4, hash_off)] if syms else []  # DT_SYMTAB, DT_SYMENT, DT_HASH
+    dyn = [(5, str_off), (10, len(strtab))] + extra + dyn + [(0, 0)]  # DT_STRTAB, DT_STRSZ, ..., DT_NULL
     table = b"".join(struct.pack("<qQ", t, v) for t, v in dyn)
     total = dyn_off + len(table)
     head = struct.pack("<4sBBBBB7sHHIQQQIHHHHHH", b"\x7fELF", 2, 1, 1, 0, 0, bytes(7), 3, machine, 1, 0,
@@ -62,6 +73,9 @@ def elf_dso(needed: list[bytes], runpath: list[bytes] | None = None, rpath: list
     phdrs = struct.pack("<IIQQQQQQ", 1, 5, 0, 0, 0, total, total, 0x1000)
     phdrs += struct.pack("<IIQQQQQQ", 2, 6, dyn_off, dyn_off, dyn_off, len(table), len(table), 8)
     out = bytearray(head + phdrs + strtab)
+    if syms:
+        out += bytes(sym_off - len(out))
+        out += symtab + hashtab
     out += bytes(dyn_off - len(out))
     out += table
     return bytes(out)

@@ -304,23 +304,24 @@ def cmake(data: bytes, ws: Workspace) -> str:
     """The first line a ``[cmake] declares`` regular expression, the rest CMake package configs
     (separated by NUL) of one wheel: ``read_surface`` for each platform, the declarations, the
     WA7xx checks."""
-    import re
-
+    from wheelaudit.binary.budget import Budget
     from wheelaudit.checks.consumer import CMakeComponent, check_surface
+    from wheelaudit.ruleset.globs import GlobError, linear_regex
     from wheelaudit.surface import read_surface
     from wheelaudit.surface.cmake import read_declarations
 
     text = data.decode("utf-8", "replace")
     declares, _, rest = text.partition("\n")
     try:
-        rx = re.compile(declares)
-    except re.error:
-        rx = re.compile(r"add_library\(\s*(?P<name>[\w:]+)")
+        rx = linear_regex(declares)  # as the rules loader compiles it
+    except GlobError:
+        rx = linear_regex(r"add_library\(\s*(?P<name>[\w:]+)")
     texts = {f"p/lib/cmake/P{i}/P{i}Config.cmake": t for i, t in enumerate(rest.split("\0"))}
     files = list(texts) + ["p/lib/libp.so"]
     outcome = "read"
     for platform in (None, "linux"):
-        s = read_surface(files, texts.get, platform=platform)
+        # (a smaller budget than a run's: the same limits reached sooner, more inputs a second)
+        s = read_surface(files, texts.get, platform=platform, budget=Budget(steps=20_000, chars=4 << 20))
         decl = read_declarations(files, texts.get, ["**/*Config.cmake"], rx, "")
         findings = check_surface(s, files, {"p/lib/libp.so": "libp.so"},
                                  components=[CMakeComponent("p", "p::p", "p/lib/libp.*")], declarations=decl)
