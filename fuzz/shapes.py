@@ -95,8 +95,11 @@ def _lc_str(cmd: int, fixed: bytes, text: bytes) -> bytes:
 
 
 def macho_dylib(deps: list[bytes], rpaths: list[bytes], identity: bytes | None = b"@rpath/libx.dylib",
-                cpu: tuple[int, int] = (CPU_ARM64, 0), filetype: int = 6) -> bytes:
-    """A little-endian 64-bit Mach-O (``MH_DYLIB`` by default) of load commands only."""
+                cpu: tuple[int, int] = (CPU_ARM64, 0), filetype: int = 6,
+                symbols: list[tuple[bytes, bool]] | None = None) -> bytes:
+    """A little-endian 64-bit Mach-O (``MH_DYLIB`` by default) of load commands only. ``symbols``
+    (name, defined): an ``LC_SYMTAB`` of external entries (defined ones absolute, the others
+    undefined: imports), each distinct name stored once in the string table."""
     cmds = []
     if identity is not None:
         cmds.append(_lc_str(0xD, struct.pack("<IIII", 24, 2, 0x10000, 0x10000), identity))
@@ -104,9 +107,26 @@ def macho_dylib(deps: list[bytes], rpaths: list[bytes], identity: bytes | None =
         cmds.append(_lc_str(0xC, struct.pack("<IIII", 24, 2, 0x10000, 0x10000), d))
     for r in rpaths:
         cmds.append(_lc_str(0x8000001C, struct.pack("<I", 12), r))
+    strtab = bytearray(b" \0")
+    at: dict[bytes, int] = {}
+    nlist = bytearray()
+    for name, defined in symbols or ():
+        if name not in at:
+            at[name] = len(strtab)
+            strtab += name + b"\0"
+        nlist += struct.pack("<IBBHQ", at[name], 0x03 if defined else 0x01, 0, 0, 0x1000 if defined else 0)
+    if symbols:
+        cmds.append(b"")  # LC_SYMTAB, written once the offsets are known
+    body_len = sum(len(c) for c in cmds) + (24 if symbols else 0)
+    data_off = (32 + body_len + 7) & ~7
+    if symbols:
+        cmds[-1] = struct.pack("<IIIIII", 0x2, 24, data_off, len(symbols), data_off + len(nlist), len(strtab))
     body = b"".join(cmds)
     head = struct.pack("<IIIIIIII", 0xFEEDFACF, cpu[0], cpu[1], filetype, len(cmds), len(body), 0x100085, 0)
-    return head + body
+    out = head + body
+    if symbols:
+        out += bytes(data_off - len(out)) + bytes(nlist) + bytes(strtab)
+    return out
 
 
 def fat(slices: list[bytes], *, wide: bool = False, nfat: int | None = None, align: int = 12,

@@ -95,3 +95,28 @@ def test_a_declares_pattern_cannot_backtrack(tmp_path):
     rules.write_text('version = 1\n[cmake]\nconfig = "**/PConfig.cmake"\ndeclares = \'(?P<name>a)\\1\'\n')
     p = wheelaudit("check", str(whl), "--rules", str(rules))
     assert p.returncode == 2 and "RE2" in p.stderr and "Traceback" not in p.stderr, p.stderr
+
+
+# -- strings shared ------------------------------------------------------------------------------
+
+def _findings(p: subprocess.CompletedProcess) -> list[str]:
+    return [f["code"] for w in json.loads(p.stdout)["wheels"] for f in w["findings"]]
+
+
+def test_entries_sharing_one_long_string_cost_it_once(tmp_path):
+    """2,000 defined and 2,000 undefined symbols naming one 1 MiB string each (a 3 KB wheel): the
+    string is decoded once per table, not once per entry (2 GB), for ELF and Mach-O alike. Under
+    a 1 GiB address space the binaries read whole (no WA001) and judge as they are."""
+    from fuzz.shapes import elf_dso, macho_dylib
+
+    long = b"c" * (1 << 20)
+    elf = elf_dso([b"libc.so.6"], soname=b"libx.so", symbols=[(long, True)] * 2000 + [(long + b"u", False)] * 2000)
+    macho = macho_dylib([b"/usr/lib/libSystem.B.dylib"], [],
+                        symbols=[(b"_" + long, True)] * 2000 + [(b"_" + long + b"u", False)] * 2000)
+    for lib, tag, data, expected in (("pkg/libx.so", "cp311-cp311-manylinux_2_28_x86_64", elf, ["WA506", "WA606"]),
+                                     ("pkg/libx.dylib", "cp311-cp311-macosx_11_0_arm64", macho, ["WA607"])):
+        whl = tmp_path / f"shared-1.0-{tag}.whl"
+        whl.write_bytes(tiny_wheel([(lib, data)], dist="shared-1.0", tag=tag))
+        assert whl.stat().st_size < 4096
+        p = wheelaudit("check", str(whl), "--format", "json")
+        assert p.returncode == 1 and _findings(p) == expected, (p.stdout[:2000], p.stderr)

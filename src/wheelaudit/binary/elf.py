@@ -118,6 +118,21 @@ _HIDDEN_VIS = _C.table(lambda o: (o & 3) in (STV_HIDDEN, STV_INTERNAL))
 _LOCAL_CODE = _C.table(lambda i: _symbols.symbol_code("local", _LOCAL_TYPES.get(i & 0xF, "other")))
 
 
+def _decoded(strtab: bytes, offsets) -> list[str]:
+    """The ASCII strings at ``offsets`` of ``strtab``, each distinct offset decoded once: entries
+    that point at one string share one ``str`` (a table of many entries naming one long string
+    costs that string once, not once per entry)."""
+    find = strtab.find
+    at: dict[int, str] = {}
+    out = []
+    for o in offsets:
+        name = at.get(o)
+        if name is None:
+            name = at[o] = strtab[o:find(b"\0", o)].decode("ascii")
+        out.append(name)
+    return out
+
+
 def _text(table: bytes) -> tuple[bool, bytes | str]:
     """A string table as ``str`` when it is ASCII (names then slice out without decoding)."""
     if table.isascii():
@@ -725,14 +740,18 @@ class _Reader:
         rows = struct.iter_unpack(fmt, raw)
         next(rows, None)  # the null symbol
         i = 0
+        at: dict[int, str] = {}  # name offset -> its string, decoded once (entries may share one)
         for st_name, info, other, shndx in rows:
             i += 1
             if not st_name:
                 continue
-            end = find(nul, st_name)
-            if end < 0:
-                self.string(strtab, st_name, f"dynamic symbol {i}")  # raises with the reason
-            name = text[st_name:end] if is_text else text[st_name:end].decode("utf-8", "backslashreplace")
+            name = at.get(st_name)
+            if name is None:
+                end = find(nul, st_name)
+                if end < 0:
+                    self.string(strtab, st_name, f"dynamic symbol {i}")  # raises with the reason
+                name = at[st_name] = (text[st_name:end] if is_text
+                                      else text[st_name:end].decode("utf-8", "backslashreplace"))
             if "@" in name:
                 name = name.split("@", 1)[0]
                 if not name:
@@ -786,16 +805,20 @@ class _Reader:
         classes = _LOCAL_CLASS
         out: list[Symbol] = []
         seen: set[tuple[str, str]] = set()
+        at: dict[int, str] = {}  # name offset -> its string, decoded once (entries may share one)
         for i, (st_name, info, other, shndx) in enumerate(struct.iter_unpack(fmt, raw)):
             if shndx == SHN_UNDEF or not st_name:
                 continue
             stype = classes[info << 2 | other & 3]
             if stype is None:
                 continue
-            end = find(nul, st_name)
-            if end < 0:
-                self.string(strtab, st_name, f".symtab symbol {i}")  # raises with the reason
-            name = text[st_name:end] if is_text else text[st_name:end].decode("utf-8", "backslashreplace")
+            name = at.get(st_name)
+            if name is None:
+                end = find(nul, st_name)
+                if end < 0:
+                    self.string(strtab, st_name, f".symtab symbol {i}")  # raises with the reason
+                name = at[st_name] = (text[st_name:end] if is_text
+                                      else text[st_name:end].decode("utf-8", "backslashreplace"))
             if "@" in name:
                 name = name.split("@", 1)[0]
                 if not name:
@@ -868,8 +891,7 @@ class _Reader:
             vindex = (bytes if len(distinct) < 256 else _C.u32_array)(map(pos.__getitem__, vals))
         exports = _symbols.SymbolTable(strtab, _C.pick(names, exported),
                                        _C.pick(info.translate(_EXPORT_CODE), exported), versions, vindex)
-        find = strtab.find
-        imported = [strtab[o:find(b"\0", o)].decode("ascii") for o in _C.select(names, undefined)]
+        imported = _decoded(strtab, _C.select(names, undefined))
         imports = list(dict.fromkeys(imported))
         for name, v in zip(imported, _C.select(versym, undefined)):
             needed = vmap[v & 0x7FFF]

@@ -613,6 +613,7 @@ class _Image:
         seen_imports: set[bytes] = set()
         indirect = 0
         index = -1
+        at: dict[int, bytes] = {}  # name offset -> its bytes, read once (entries may share one)
         for index, (strx, n_type, n_sect, n_desc, n_value) in enumerate(struct.iter_unpack(fmt, table)):
             if n_type & N_STAB:
                 continue
@@ -642,15 +643,17 @@ class _Image:
                 continue
             # the name, read in place
             if strx:
-                if strx >= strsize:
-                    raise self.bad(f"symbol {index}: name offset {strx} is past the string table "
-                                   f"({strsize} bytes)")
-                name_at = str_start + strx
-                name_end = find(b"\0", name_at, str_end)
-                if name_end < 0:
-                    raise self.bad(f"symbol {index}: name at string table offset {strx} is not "
-                                   f"NUL-terminated (string table without terminator)")
-                raw = bytes(data[name_at:name_end])  # (bytes whatever ``data`` is: a key of seen_imports)
+                raw = at.get(strx)
+                if raw is None:
+                    if strx >= strsize:
+                        raise self.bad(f"symbol {index}: name offset {strx} is past the string table "
+                                       f"({strsize} bytes)")
+                    name_at = str_start + strx
+                    name_end = find(b"\0", name_at, str_end)
+                    if name_end < 0:
+                        raise self.bad(f"symbol {index}: name at string table offset {strx} is not "
+                                       f"NUL-terminated (string table without terminator)")
+                    raw = at[strx] = bytes(data[name_at:name_end])  # (bytes whatever ``data`` is: a key of seen_imports)
             else:
                 raw = b""
             if exported is None:
@@ -666,14 +669,15 @@ class _Image:
             s.notes.append(f"{indirect} indirect (N_INDR) symbol(s) not listed as exports")
         s.imports = imports
         dm, make = self.demangle, make_symbol
+        names: dict[bytes, str] = {}  # each distinct name decoded once, its str shared
         local_syms = []
         for raw, sym_type in local_raw:
-            name = _undecorate(raw)
+            name = names.get(raw) or names.setdefault(raw, _undecorate(raw))
             local_syms.append(make(name, "local", sym_type, None, dm(name)))
         s.locals = local_syms
         exports = []
         for raw, sym_type, weak in defined:
-            name = _undecorate(raw)
+            name = names.get(raw) or names.setdefault(raw, _undecorate(raw))
             exports.append(make(name, "weak" if weak else "global", sym_type, None, dm(name)))
         return exports
 
