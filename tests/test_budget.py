@@ -120,3 +120,29 @@ def test_entries_sharing_one_long_string_cost_it_once(tmp_path):
         assert whl.stat().st_size < 4096
         p = wheelaudit("check", str(whl), "--format", "json")
         assert p.returncode == 1 and _findings(p) == expected, (p.stdout[:2000], p.stderr)
+
+
+# -- demangler bombs -----------------------------------------------------------------------------
+
+def test_many_demangler_bombs_finish_within_the_runs_budget(tmp_path):
+    """60 exported names that each take the capped demangler its whole bound (2 s: 120 s in all,
+    outside any per-binary bound, before): the run's budget for such names (5 s) is spent once,
+    the rest stay mangled, and a note says so once."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from test_hostile_binaries import _demangler_bomb
+
+    from fuzz.shapes import elf_dso
+
+    base = _demangler_bomb(46)
+    names = [(base[:-2] + "i" * k + "Ev").encode() for k in range(60)]
+    lib = elf_dso([b"libc.so.6"], soname=b"libx.so", symbols=[(n, True) for n in names])
+    whl = tmp_path / "bombs-1.0-cp311-cp311-manylinux_2_28_x86_64.whl"
+    whl.write_bytes(tiny_wheel([("pkg/libx.so", lib)], dist="bombs-1.0"))
+    assert whl.stat().st_size < 4096
+    p = wheelaudit("inspect", str(whl), "--symbols", "--format", "json", timeout=60)
+    assert p.returncode == 0, p.stderr
+    exports = json.loads(p.stdout)["wheels"][0]["libraries"][0]["slices"][0]["exports"]
+    assert len(exports) == 60 and all(e["demangled"] == e["name"] for e in exports)
+    assert p.stderr.count("left mangled") == 1, p.stderr
+    p = wheelaudit("check", str(whl), "--format", "json", timeout=60)
+    assert p.returncode == 1 and sum("left mangled" in n for n in json.loads(p.stdout)["notes"]) == 1

@@ -8,6 +8,7 @@ import os
 from collections.abc import Iterable, Sequence
 from typing import Literal, Union
 
+from wheelaudit.binary.budget import Budget
 from wheelaudit.checks.describe import describe_libraries
 from wheelaudit.checks.evaluate import Context, evaluate
 from wheelaudit.checks.index import Interest
@@ -61,7 +62,12 @@ def audit(path: PathLike | Sequence[PathLike], rules: Ruleset | PathLike | None 
 
         wheels: list[Wheel] = [scan_together(paths, strings=strings, interest=interest, jobs=jobs)]
     else:
-        wheels = [scan(p, strings=strings, interest=interest, jobs=jobs) for p in paths]
+        budget = Budget()  # the run's one budget (wheelaudit.binary.budget)
+        wheels = [scan(p, strings=strings, interest=interest, jobs=jobs, budget=budget) for p in paths]
+        report = audit_wheels(wheels, ruleset, select=select, ignore=ignore, fail_on=fail_on, today=today,
+                              severity=severity)
+        report.notes += list(budget.notes.values())  # (what the budget cut, said once)
+        return report
     return audit_wheels(wheels, ruleset, select=select, ignore=ignore, fail_on=fail_on, today=today,
                         severity=severity)
 

@@ -73,32 +73,35 @@ def find_strings(data: Buffer, needles: Sequence[bytes], start: int = 0, end: in
     return searcher(tuple(needles)).found(data, start, stop)
 
 
-def parse(data: Buffer, fmt: Format, needles: Sequence[bytes] = ()) -> list[Slice]:
-    """Dispatch to the reader for ``fmt``. Raises :class:`MalformedBinary`."""
+def parse(data: Buffer, fmt: Format, needles: Sequence[bytes] = (), budget=None) -> list[Slice]:
+    """Dispatch to the reader for ``fmt``. Raises :class:`MalformedBinary`. ``budget``: the run's
+    (:class:`wheelaudit.binary.budget.Budget`), which C++ names that could explode are demangled
+    within."""
     if fmt == "elf":
         from wheelaudit.binary import elf
 
-        return elf.parse(data, needles)
+        return elf.parse(data, needles, budget)
     if fmt == "macho":
         from wheelaudit.binary import macho
 
-        return macho.parse(data, needles)
+        return macho.parse(data, needles, budget)
     from wheelaudit.binary import pe
 
     return pe.parse(data, needles)
 
 
-def read_binary(data: Buffer, path: str, needles: Sequence[bytes] = ()) -> Binary | None:
+def read_binary(data: Buffer, path: str, needles: Sequence[bytes] = (), budget=None) -> Binary | None:
     """Facts about one file, or None when it is not a native binary.
 
     Never raises for bad input: a binary that cannot be parsed comes back with ``error`` set.
+    ``budget``: the run's (see :func:`parse`).
     """
     fmt = detect(bytes(data[:MAGIC_SIZE]))
     if fmt is None:
         return None
     binary = Binary(path=path, format=fmt, size=len(data))
     try:
-        binary.slices = parse(data, fmt, needles)
+        binary.slices = parse(data, fmt, needles, budget)
     except MalformedBinary as exc:
         binary.error = str(exc) or "malformed"
     except (ValueError, IndexError, KeyError, OverflowError, UnicodeDecodeError, MemoryError) as exc:

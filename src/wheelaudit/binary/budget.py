@@ -28,7 +28,7 @@ RUN_STEPS = 400_000
 #: characters a run may build from its inputs (expanded CMake values, demangled names)
 RUN_CHARS = 256 << 20
 #: seconds the capped demangler may spend in one run, all names together
-RUN_DEMANGLE_SECONDS = 6.0
+RUN_DEMANGLE_SECONDS = 5.0
 
 
 class BudgetSpent(Exception):
@@ -46,6 +46,7 @@ class Budget:
     notes: dict[str, str] = field(default_factory=dict, init=False)
 
     def __post_init__(self) -> None:
+        self.demangle_limit = self.demangle_seconds
         if self.seconds is not None:
             self.deadline = time.monotonic() + self.seconds
 

@@ -96,13 +96,13 @@ class _Guard:
             self.conn.close()
         self.proc = self.conn = None
 
-    def demangle(self, name: str) -> str | None:
+    def demangle(self, name: str, timeout: float = TIMEOUT) -> str | None:
         if self.proc is None or self.pid != os.getpid() or not self.proc.is_alive():
             self._stop() if self.pid == os.getpid() else None
             self._start()
         try:
             self.conn.send(name)
-            if self.conn.poll(TIMEOUT):
+            if self.conn.poll(timeout):
                 return self.conn.recv()
         except (EOFError, OSError, BrokenPipeError):
             pass
@@ -113,6 +113,7 @@ class _Guard:
 _guard = _Guard()
 
 
-def guarded_demangle(name: str) -> str | None:
-    """The demangled name, or None when it cannot be demangled within the budget."""
-    return _guard.demangle(name)
+def guarded_demangle(name: str, timeout: float = TIMEOUT) -> str | None:
+    """The demangled name, or None when it cannot be demangled within ``timeout`` seconds (at
+    most :data:`TIMEOUT`), :data:`MAX_OUTPUT` characters and the worker's memory."""
+    return _guard.demangle(name, min(timeout, TIMEOUT))

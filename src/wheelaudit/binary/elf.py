@@ -16,6 +16,7 @@ from __future__ import annotations
 import operator
 import struct
 from collections.abc import Sequence
+from functools import partial
 from itertools import repeat
 
 from wheelaudit.binary import demangle as _demangle
@@ -23,6 +24,7 @@ from wheelaudit.binary import symbols as _symbols
 from wheelaudit.model.binary import Dependency, Kind, Rpath, Slice, Symbol, make_symbol
 from wheelaudit.binary import Buffer, MalformedBinary, find_strings
 from wheelaudit.binary import _columns as _C
+from wheelaudit.binary.budget import Budget
 
 #: the most symbol-table entries we read from one table
 MAX_SYMBOLS = 20_000_000
@@ -228,13 +230,15 @@ _ARM_CPU = {0: "armv4l", 1: "armv4l", 2: "armv4tl", 3: "armv5l", 4: "armv5l", 5:
             8: "armv6l", 9: "armv6l", 10: "armv7l", 11: "armv6l", 12: "armv6l", 13: "armv7l", 14: "armv8l"}
 
 
-def parse(data: Buffer, needles: Sequence[bytes] = ()) -> list[Slice]:
-    """Facts of one ELF file (always one slice). Raises :class:`MalformedBinary`."""
-    return [_Reader(data).read(needles)]
+def parse(data: Buffer, needles: Sequence[bytes] = (), budget: Budget | None = None) -> list[Slice]:
+    """Facts of one ELF file (always one slice). Raises :class:`MalformedBinary`. ``budget``: the
+    run's, which names that could explode are demangled within."""
+    return [_Reader(data, budget).read(needles)]
 
 
 class _Reader:
-    def __init__(self, data: Buffer) -> None:
+    def __init__(self, data: Buffer, budget: Budget | None = None) -> None:
+        self.budget = budget
         self.data = data
         self.size = len(data)
         self.notes: list[str] = []
@@ -734,7 +738,7 @@ class _Reader:
         is_text, text = _text(strtab)
         nul = "\0" if is_text else b"\0"
         find = text.find
-        demangle = _demangle.demangle
+        demangle = partial(_demangle.demangle, budget=self.budget)
         make = make_symbol
         classes = _EXPORT_CLASS
         rows = struct.iter_unpack(fmt, raw)
@@ -800,7 +804,7 @@ class _Reader:
         is_text, text = _text(strtab)
         nul = "\0" if is_text else b"\0"
         find = text.find
-        demangle = _demangle.demangle
+        demangle = partial(_demangle.demangle, budget=self.budget)
         make = make_symbol
         classes = _LOCAL_CLASS
         out: list[Symbol] = []

@@ -40,6 +40,7 @@ from wheelaudit.model.binary import MACHO_EXECUTABLE, MACHO_FLAT, MACHO_SELF, De
 from wheelaudit.binary.demangle import demangle
 from wheelaudit.binary import Buffer, MalformedBinary, find_strings
 from wheelaudit.binary import _columns as _C
+from wheelaudit.binary.budget import Budget
 
 __all__ = ["parse", "arch_name"]
 
@@ -286,27 +287,33 @@ _CODE_BY_KEY = bytes(_EXPORT_CODES[bool(key & EXPORT_SYMBOL_FLAGS_WEAK_DEFINITIO
 
 
 class _Demangler(dict):
-    """``demangle`` memoised for one file: the slices of a universal binary share names."""
+    """``demangle`` memoised for one file: the slices of a universal binary share names; within
+    the run's ``budget`` (names that could explode)."""
+
+    def __init__(self, budget: Budget | None = None) -> None:
+        super().__init__()
+        self.budget = budget
 
     def __call__(self, name: str) -> str:
         if not name.startswith("_Z"):
             return name
         demangled = self.get(name)
         if demangled is None:
-            demangled = self[name] = demangle(name)
+            demangled = self[name] = demangle(name, self.budget)
         return demangled
 
 
 # ---- entry point ----------------------------------------------------------------------------
-def parse(data: Buffer, needles: Sequence[bytes] = ()) -> list[Slice]:
-    """Facts of each architecture of a Mach-O file, in file (fat header) order."""
+def parse(data: Buffer, needles: Sequence[bytes] = (), budget: Budget | None = None) -> list[Slice]:
+    """Facts of each architecture of a Mach-O file, in file (fat header) order. ``budget``: the
+    run's, which names that could explode are demangled within."""
     size = len(data)
     if size < 4:
         raise MalformedBinary(f"truncated Mach-O file ({size} bytes)")
     magic = bytes(data[:4])
     if magic in _FAT_MAGIC_BYTES:
-        return _parse_fat(data, size, magic == _FAT_MAGIC_BYTES[1], needles, _Demangler())
-    return [_Image(data, 0, size, "", _Demangler()).parse(needles)]
+        return _parse_fat(data, size, magic == _FAT_MAGIC_BYTES[1], needles, _Demangler(budget))
+    return [_Image(data, 0, size, "", _Demangler(budget)).parse(needles)]
 
 
 def _parse_fat(data: Buffer, size: int, is64: bool, needles: Sequence[bytes],

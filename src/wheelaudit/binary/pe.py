@@ -237,12 +237,13 @@ def parse(data: Buffer, needles: Sequence[bytes] = ()) -> list[Slice]:
         _exports(img, dirs[DIR_EXPORT], s)
     seen_deps: set[tuple[str, str]] = set()
     imported: dict[str, None] = {}
+    known_by_dll: dict[str, set[str]] = {}
     if dirs[DIR_IMPORT][0]:
         for dll, names in _imports(img, dirs[DIR_IMPORT][0], plus, budget):
-            _add_dependency(s, dll, "import", names, seen_deps, imported)
+            _add_dependency(s, dll, "import", names, seen_deps, imported, known_by_dll)
     if dirs[DIR_DELAY_IMPORT][0]:
         for dll, names in _delay_imports(img, dirs[DIR_DELAY_IMPORT][0], plus, image_base, budget):
-            _add_dependency(s, dll, "delay", names, seen_deps, imported)
+            _add_dependency(s, dll, "delay", names, seen_deps, imported, known_by_dll)
     s.imports = list(imported)
     if dirs[DIR_DEBUG][0]:
         s.debug_path = _codeview_path(img, dirs[DIR_DEBUG])
@@ -261,12 +262,16 @@ def parse(data: Buffer, needles: Sequence[bytes] = ()) -> list[Slice]:
     return [s]
 
 
-def _add_dependency(s: Slice, dll: str, kind, names: list[str], seen: set, imported: dict) -> None:
+def _add_dependency(s: Slice, dll: str, kind, names: list[str], seen: set, imported: dict,
+                    known_by_dll: dict[str, set[str]]) -> None:
+    """``names`` imported from ``dll`` through one more descriptor. ``known_by_dll``: the names
+    already listed per DLL, kept across descriptors (a linker may write one descriptor per
+    import, all naming one DLL: the work stays linear in the imports)."""
     if (dll, kind) not in seen:
         seen.add((dll, kind))
         s.dependencies.append(Dependency(name=dll, kind=kind))
     into = s.imports_from.setdefault(dll, [])
-    known = set(into)
+    known = known_by_dll.setdefault(dll, set())
     for n in names:
         if n not in known:
             known.add(n)

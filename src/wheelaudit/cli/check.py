@@ -77,6 +77,9 @@ def run(args: argparse.Namespace) -> int:
         from wheelaudit.cli.common import UsageError
 
         raise UsageError(f"--find-links {args.find_links}: not a folder")
+    from wheelaudit.binary.budget import Budget
+
+    budget = Budget()  # the run's one budget (wheelaudit.binary.budget)
     if args.env is not None or not paths:  # (an installed environment: wheelaudit.scan.installed)
         wheels, notes = _environment(args, paths, strings, interest)
     elif args.together:
@@ -92,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             wheels = [scan_together(paths, strings=strings, interest=interest, jobs=args.jobs)]
     else:
-        wheels = [scan(p, strings=strings, interest=interest, jobs=args.jobs) for p in paths]
+        wheels = [scan(p, strings=strings, interest=interest, jobs=args.jobs, budget=budget) for p in paths]
         if args.find_links:
             from wheelaudit.scan.find_links import with_providers
 
@@ -108,6 +111,7 @@ def run(args: argparse.Namespace) -> int:
     from wheelaudit.render import renderer
 
     report = audit_wheels(wheels, ruleset, select=select, ignore=ignore, fail_on=args.fail_on, severity=severity)
+    report.notes += list(budget.notes.values())  # (what the run's budget cut, said once)
     if args.env is not None:
         report.notes += notes
     if args.find_links:
