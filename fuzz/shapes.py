@@ -285,3 +285,51 @@ CONTROL_PIECES = (
     "\x00", "\x08", "\x7f", "\u2028", "\u2029", "\x85", "\u202e", "\r", "\n", "\t", "\x0c", "\x0b",
     f"%0A::error::{MARK}", "<script>", "]]>", "&#x1b;", "\"'&<>",
 )
+
+
+# =============================================================================================
+# PE
+
+
+def pe_dll(imports: list[tuple[bytes, list[bytes]]], *, descriptor_per_name: bool = False,
+           machine: int = 0x8664) -> bytes:
+    """A PE32+ DLL of headers and one ``.idata`` section: an import directory for ``imports``
+    ((DLL, names) in order). With ``descriptor_per_name`` every name gets a descriptor of its own
+    (the same DLL named again and again), as some linkers write import tables."""
+    groups = ([(dll, [n]) for dll, names in imports for n in names] if descriptor_per_name else imports)
+    base = 0x1000  # the section's RVA
+    ndesc = len(groups)
+    desc_size = 20 * (ndesc + 1)
+    body = bytearray(desc_size)
+    dll_rva: dict[bytes, int] = {}
+    name_rva: dict[bytes, int] = {}
+    for dll, names in groups:
+        for n in names:
+            if n not in name_rva:
+                name_rva[n] = base + len(body)
+                body += struct.pack("<H", 0) + n + b"\0" + (b"\0" if (len(n) + 3) % 2 else b"")
+        if dll not in dll_rva:
+            dll_rva[dll] = base + len(body)
+            body += dll + b"\0"
+    while len(body) % 8:
+        body += b"\0"
+    for i, (dll, names) in enumerate(groups):
+        ilt = base + len(body)
+        body += b"".join(struct.pack("<Q", name_rva[n]) for n in names) + bytes(8)
+        struct.pack_into("<IIIII", body, 20 * i, ilt, 0, 0, dll_rva[dll], ilt)
+    raw = 0x200
+    size = (len(body) + 0x1FF) & ~0x1FF
+    dos = bytearray(b"MZ" + bytes(0x3A) + struct.pack("<I", 0x40))
+    coff = struct.pack("<HHIIIHH", machine, 1, 0, 0, 0, 0xF0, 0x2022)
+    opt = bytearray(0xF0)
+    struct.pack_into("<HBB", opt, 0, 0x20B, 14, 0)
+    struct.pack_into("<Q", opt, 24, 0x180000000)
+    struct.pack_into("<II", opt, 32, 0x1000, 0x200)  # section and file alignment
+    struct.pack_into("<HH", opt, 48, 6, 0)  # subsystem version
+    struct.pack_into("<II", opt, 56, base + ((len(body) + 0xFFF) & ~0xFFF), raw)  # SizeOfImage, SizeOfHeaders
+    struct.pack_into("<H", opt, 68, 3)  # console
+    struct.pack_into("<I", opt, 108, 16)
+    struct.pack_into("<II", opt, 112 + 8, base, desc_size)  # the import directory
+    sect = b".idata\0\0" + struct.pack("<IIIIIIHHI", len(body), base, size, raw, 0, 0, 0, 0, 0xC0000040)
+    head = bytes(dos) + b"PE\0\0" + coff + bytes(opt) + sect
+    return head + bytes(raw - len(head)) + bytes(body) + bytes(size - len(body))
