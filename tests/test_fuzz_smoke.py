@@ -172,7 +172,7 @@ def test_consumer_surface(corpus, workspace):
     fuzz()
 
 
-@pytest.mark.parametrize("target", ["fat", "smuggle", "control"])
+@pytest.mark.parametrize("target", ["fat", "smuggle", "control", "cmake"])
 def test_second_round_shapes(corpus, workspace, target):
     """The shapes of the second hostile round (fuzz/shapes.py) go through without a crash, a slow
     input or a forbidden event. (What the gate lets through, the ``hole:`` outcomes, is what the
