@@ -57,19 +57,17 @@ def audit(path: PathLike | Sequence[PathLike], rules: Ruleset | PathLike | None 
     paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
     strings = ruleset.strings() if ruleset is not None else []
     interest = Interest.for_rules(ruleset)
+    budget = Budget()  # the run's one budget (wheelaudit.binary.budget)
     if together:
         from wheelaudit.scan.together import scan_together
 
-        wheels: list[Wheel] = [scan_together(paths, strings=strings, interest=interest, jobs=jobs)]
+        wheels: list[Wheel] = [scan_together(paths, strings=strings, interest=interest, jobs=jobs, budget=budget)]
     else:
-        budget = Budget()  # the run's one budget (wheelaudit.binary.budget)
         wheels = [scan(p, strings=strings, interest=interest, jobs=jobs, budget=budget) for p in paths]
-        report = audit_wheels(wheels, ruleset, select=select, ignore=ignore, fail_on=fail_on, today=today,
-                              severity=severity)
-        report.notes += list(budget.notes.values())  # (what the budget cut, said once)
-        return report
-    return audit_wheels(wheels, ruleset, select=select, ignore=ignore, fail_on=fail_on, today=today,
-                        severity=severity)
+    report = audit_wheels(wheels, ruleset, select=select, ignore=ignore, fail_on=fail_on, today=today,
+                          severity=severity)
+    report.notes += list(budget.notes.values())  # (what the budget cut, said once)
+    return report
 
 
 def audit_wheels(wheels: Sequence[Wheel], ruleset: Ruleset | None, *, select: Iterable[str] | None = None,

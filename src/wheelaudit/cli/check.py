@@ -81,19 +81,19 @@ def run(args: argparse.Namespace) -> int:
 
     budget = Budget()  # the run's one budget (wheelaudit.binary.budget)
     if args.env is not None or not paths:  # (an installed environment: wheelaudit.scan.installed)
-        wheels, notes = _environment(args, paths, strings, interest)
+        wheels, notes = _environment(args, paths, strings, interest, budget)
     elif args.together:
         from wheelaudit.scan.together import scan_together
 
         if args.find_links:
             from wheelaudit.scan.find_links import with_providers
 
-            members = [scan(p, strings=strings, interest=interest, jobs=args.jobs) for p in paths]
+            members = [scan(p, strings=strings, interest=interest, jobs=args.jobs, budget=budget) for p in paths]
             merged, providers, notes = with_providers(members, args.find_links, strings=strings,
-                                                      interest=interest, jobs=args.jobs)
+                                                      interest=interest, jobs=args.jobs, budget=budget)
             wheels = [merged]
         else:
-            wheels = [scan_together(paths, strings=strings, interest=interest, jobs=args.jobs)]
+            wheels = [scan_together(paths, strings=strings, interest=interest, jobs=args.jobs, budget=budget)]
     else:
         wheels = [scan(p, strings=strings, interest=interest, jobs=args.jobs, budget=budget) for p in paths]
         if args.find_links:
@@ -102,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
             checked = []
             for w in wheels:
                 merged, found, more = with_providers([w], args.find_links, strings=strings,
-                                                     interest=interest, jobs=args.jobs)
+                                                     interest=interest, jobs=args.jobs, budget=budget)
                 checked.append(merged)
                 providers |= found
                 notes += more
@@ -132,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
     return report.exit_code
 
 
-def _environment(args: argparse.Namespace, paths: list[Path], strings, interest) -> tuple[list, list[str]]:
+def _environment(args: argparse.Namespace, paths: list[Path], strings, interest, budget=None) -> tuple[list, list[str]]:
     """``--env [PATH_OR_PYTHON]``: the environment scanned as one install, and its notes."""
     from wheelaudit.cli.main import UsageError
     from wheelaudit.scan.installed import NotAnEnvironment, scan_environment
@@ -143,7 +143,7 @@ def _environment(args: argparse.Namespace, paths: list[Path], strings, interest)
         raise UsageError("--env audits an installed environment on its own: give it no wheels, --together or --find-links")
     try:
         merged, notes = scan_environment(None if args.env is True else args.env, strings=strings,
-                                         interest=interest, jobs=args.jobs)
+                                         interest=interest, jobs=args.jobs, budget=budget)
     except NotAnEnvironment as exc:
         raise UsageError(f"--env: {exc}") from None
     return [merged], notes
