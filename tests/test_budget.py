@@ -161,3 +161,26 @@ def test_a_dll_with_65000_import_descriptors_reads_in_linear_time(tmp_path):
     whl.write_bytes(tiny_wheel([("pkg/user.dll", dll)], dist="imports-1.0", tag="cp311-cp311-win_amd64"))
     p = wheelaudit("check", str(whl), "--format", "json", timeout=30)
     assert p.returncode == 0 and _findings(p) == ["WA501"], p.stdout[:2000] + p.stderr
+
+
+# -- output ---------------------------------------------------------------------------------------
+
+def test_the_report_draws_on_the_runs_output_budget(tmp_path):
+    """300 symbols naming one 1 MiB string: ``inspect --symbols`` would write 300 MiB for a 2 KB
+    wheel. The report stops at the run's 256 MiB with a line that says so (and a note on
+    standard error)."""
+    from fuzz.shapes import elf_dso
+
+    long = b"c" * (1 << 20)
+    lib = elf_dso([b"libc.so.6"], soname=b"libx.so", symbols=[(long, True)] * 300)
+    whl = tmp_path / "loud-1.0-cp311-cp311-manylinux_2_28_x86_64.whl"
+    whl.write_bytes(tiny_wheel([("pkg/libx.so", lib)], dist="loud-1.0"))
+    report = tmp_path / "report.txt"
+    p = wheelaudit("inspect", str(whl), "--symbols", "--output", str(report))
+    assert p.returncode == 0 and p.stderr.count("the report is cut") == 1, p.stderr
+    size = report.stat().st_size
+    assert 256 << 20 <= size < (256 << 20) + 4096
+    with open(report, "rb") as fh:
+        fh.seek(size - 200)
+        assert b"[the report is cut after 268,435,456 characters" in fh.read()
+    report.unlink()

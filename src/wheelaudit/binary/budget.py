@@ -11,7 +11,9 @@ found through a module global:
 * **characters**: what is built from the input beyond its own size (CMake values expanded,
   demangled names), over the whole run (the memory part);
 * **demangling seconds**: the time the capped demangler may take over all the names of the run
-  that could explode (a name it does not get to stays mangled).
+  that could explode (a name it does not get to stays mangled);
+* **output**: the characters of the report (a name of a megabyte listed thousands of times
+  would write gigabytes): past it the report is cut, with a line that says so.
 
 A spent allowance stops that work where it is, and the cut is said once (:meth:`Budget.cut`,
 :attr:`Budget.notes`), never silently. A forked worker spends a copy of the budget: the deadline
@@ -29,6 +31,8 @@ RUN_STEPS = 400_000
 RUN_CHARS = 256 << 20
 #: seconds the capped demangler may spend in one run, all names together
 RUN_DEMANGLE_SECONDS = 5.0
+#: characters of the report a run may write
+RUN_OUTPUT = 256 << 20
 
 
 class BudgetSpent(Exception):
@@ -41,12 +45,14 @@ class Budget:
     steps: int = RUN_STEPS
     chars: int = RUN_CHARS
     demangle_seconds: float = RUN_DEMANGLE_SECONDS
+    output: int = RUN_OUTPUT
     deadline: float | None = field(default=None, init=False)
     #: what was cut, once each, in order (kind -> the sentence that says so)
     notes: dict[str, str] = field(default_factory=dict, init=False)
 
     def __post_init__(self) -> None:
         self.demangle_limit = self.demangle_seconds
+        self.limit_output = self.output
         if self.seconds is not None:
             self.deadline = time.monotonic() + self.seconds
 

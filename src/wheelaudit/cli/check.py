@@ -121,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
             wr.findings = keep_checked(wr.findings, wr.wheel.origins, providers)
         report.notes += list(dict.fromkeys(notes))
     render = renderer(args.format)
-    with output_stream(args.output, report.exit_code) as out:
+    with output_stream(args.output, report.exit_code, budget) as out:
         color = False
         if args.format == "text":
             from wheelaudit.render.text import use_color

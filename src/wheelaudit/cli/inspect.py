@@ -48,11 +48,11 @@ def run(args: argparse.Namespace) -> int:
         from wheelaudit.render.drawing import dot
 
         described = [(w, describe_libraries(w, ruleset)) for w in wheels]
-        with output_stream(args.output) as out:
+        with output_stream(args.output, budget=budget) as out:
             dot.render_inspect(described, out)
         return 0
     tables = [resolution_table(w, linkage) for w in wheels]  # (keyed by paths inside one wheel)
-    with output_stream(args.output) as out:
+    with output_stream(args.output, budget=budget) as out:
         if args.format == "json":
             import json
 
