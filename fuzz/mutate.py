@@ -663,6 +663,191 @@ def surface_input(c: Corpus, rng: random.Random) -> bytes:
     return "\0".join(texts).encode("utf-8", "surrogatepass")
 
 
+# =============================================================================================
+# the shapes of the second hostile round (fuzz/shapes.py): fat headers, local-header smuggling,
+# path lists, CMake nesting, names with control characters
+def _thin_macho(c: Corpus, rng: random.Random) -> bytes:
+    from . import shapes as S
+
+    thin = [s for s in c.binaries["macho"] if s[:4] in (b"\xcf\xfa\xed\xfe", b"\xce\xfa\xed\xfe")
+            and len(s) <= 64 * 1024]
+    if thin and rng.random() < 0.15:  # (a real slice now and then: most inputs test the header)
+        return rng.choice(thin)
+    deps = [f"@rpath/lib{i}.dylib".encode() for i in range(rng.randrange(0, 6))]
+    return S.macho_dylib(deps, [b"@loader_path"], cpu=rng.choice(S._CPUS))
+
+
+def fat_input(c: Corpus, rng: random.Random) -> bytes:
+    """A universal header: many architectures (45 to 64 most often, where a fat header reads as a
+    Java class file's version), overlapping or shared slices, lying sizes, fat64."""
+    from . import shapes as S
+
+    r = rng.random()
+    if r < 0.45:
+        nfat = rng.randrange(45, 65)
+    elif r < 0.6:
+        nfat = rng.choice((65, 100, 0x7FFF, 0xFFFFFFFF, 0))
+    else:
+        nfat = rng.randrange(1, 45)
+    count = min(nfat, rng.choice((1, 2, 3, nfat, nfat))) if nfat else rng.randrange(1, 3)
+    count = max(1, min(count, 64))
+    slices = [_thin_macho(c, rng) for _ in range(min(count, 8))]
+    slices += [slices[i % len(slices)] for i in range(count - len(slices))]
+    kw: dict = {"wide": rng.random() < 0.25, "nfat": nfat if rng.random() < 0.9 else count,
+                "align": rng.choice((0, 2, 3, 12, 14))}
+    op = rng.random()
+    if op < 0.2:
+        kw["overlap"] = rng.choice((1, 8, 100, 4096, max(len(s) for s in slices)))
+    elif op < 0.3:
+        kw["dup_offsets"] = True
+    elif op < 0.4:
+        kw["lie_sizes"] = {rng.randrange(count): rng.choice((0, 1, 0xFFFFFFFF, 1 << 40, 28, 32))}
+    data = S.fat(slices, **kw)
+    if rng.random() < 0.25:
+        data = mutate_bytes(data, rng, [(0, min(len(data), 8 + 32 * min(max(nfat, 1), 64)))], count=rng.randrange(1, 3))
+    return data
+
+
+def smuggle_input(c: Corpus, rng: random.Random) -> bytes:
+    """A first byte saying whether something is hidden (1) or not (0), then a wheel whose zip
+    has local headers its central directory does not list, or a local header that disagrees."""
+    from . import shapes as S
+
+    bins = [s for f in c.binaries.values() for s in f if len(s) <= 64 * 1024] or [S.elf_dso([b"libc.so.6"])]
+    members = [(n, rng.choice(bins) if n.endswith(".so") else b"x = 1\n")
+               for n in rng.sample(("pkg/_C.so", "pkg/__init__.py", "pkg/lib/libfoo.so", "pkg/util.py"), rng.randrange(1, 4))]
+    entries = wheel_entries(members)
+    listed = [(e.name, e.data) for e in entries]
+    rng.shuffle(listed)
+    r = rng.random()
+    hidden: list[tuple[bytes, bytes]] = []
+    disagree = None
+    if r < 0.7:
+        hname = rng.choice((b"pkg/evil.so", b"pkg/_C.so", listed[0][0], b"fuzz-1.0.dist-info/RECORD", b"pkg/x.pth"))
+        hidden = [(hname, rng.choice(bins))] * rng.choice((1, 1, 2))
+    if r >= 0.5:
+        disagree = rng.choice(("csize", "usize", "crc", "method", "name"))
+    where = rng.choice(("gap", "after", "front", "tail"))
+    data = S.smuggled_zip(listed, hidden, rng, where=where, disagree=disagree)
+    flag = 1 if hidden or disagree else 0
+    if rng.random() < 0.1:
+        data = mutate_bytes(data, rng, _zip_regions(data), count=1)
+        flag = 2  # mutated afterwards: no oracle beyond "no crash"
+    return bytes([flag]) + data
+
+
+def paths_input(c: Corpus, rng: random.Random) -> bytes:
+    """A wheel of a few libraries with long search-path lists and many dependencies, some of
+    them the wheel's own (libraries that inherit each other's paths)."""
+    from . import shapes as S
+
+    nlibs = rng.randrange(1, 6)
+    tier = rng.random()  # mostly small lists (many inputs), now and then long ones
+    if tier < 0.85:
+        ndeps, npaths = rng.choice((0, 1, 2, 5, 20)), rng.choice((0, 1, 2, 5, 50))
+    elif tier < 0.998:
+        ndeps, npaths = rng.choice((50, 100, 200)), rng.choice((100, 300, 1000))
+    else:
+        ndeps, npaths = rng.choice((400, 1000)), rng.choice((2000, 5000))
+    macos = rng.random() < 0.4
+    names = [f"pkg/lib/lib{i}.{'dylib' if macos else 'so'}" for i in range(nlibs)]
+    pieces = ["$ORIGIN", "$ORIGIN/..", "@loader_path", "@loader_path/../lib", "@executable_path", "@rpath",
+              "/usr/lib", "", "/home/u/build", "$ORIGIN/../lib", "${ORIGIN}", "$LIB", "$PLATFORM", ".", "..",
+              "/" * 3, "x" * 200]
+    members = []
+    for i, name in enumerate(names):
+        deps = []
+        for k in range(ndeps):
+            if k % 3 == 0 and nlibs > 1:
+                other = names[(i + 1 + k) % nlibs].rsplit("/", 1)[1]
+                deps.append((("@rpath/" if macos else "") + other).encode())
+            else:
+                deps.append(f"{'@rpath/' if macos else ''}libmissing{k % 97}.{'dylib' if macos else 'so'}".encode())
+        paths = [(rng.choice(pieces) + (f"/d{j % 13}" if rng.random() < 0.5 else "")).encode() for j in range(npaths)]
+        if macos:
+            data = S.macho_dylib(deps, paths if rng.random() < 0.8 else paths[:1],
+                                 identity=("@rpath/" + name.rsplit("/", 1)[1]).encode())
+        else:
+            kind = rng.random()
+            data = S.elf_dso(deps, runpath=paths if kind < 0.6 else None, rpath=paths if kind >= 0.4 else None,
+                             soname=name.rsplit("/", 1)[1].encode())
+        members.append((name, data))
+    members.append(("pkg/_C.cpython-311-darwin.so" if macos else "pkg/_C.cpython-311-x86_64-linux-gnu.so",
+                    S.macho_dylib([f"@rpath/{names[0].rsplit('/', 1)[1]}".encode()], [b"@loader_path/lib"], identity=None,
+                                  filetype=8) if macos else
+                    S.elf_dso([names[0].rsplit("/", 1)[1].encode()], runpath=[b"$ORIGIN/lib"])))
+    tag = "cp311-cp311-macosx_11_0_arm64" if macos else "cp311-cp311-manylinux_2_28_x86_64"
+    return tiny_wheel(members, tag=tag)
+
+
+def _cmake_text(rng: random.Random) -> str:
+    from . import shapes as S
+
+    r = rng.random()
+    inner = rng.choice(("add_library(p::p SHARED IMPORTED)\nset_target_properties(p::p PROPERTIES "
+                        'IMPORTED_LOCATION "${CMAKE_CURRENT_LIST_DIR}/../../libp.so")',
+                        'include("${CMAKE_CURRENT_LIST_DIR}/PTargets.cmake")', "set(x y)", "", "return()"))
+    if r < 0.5:
+        depth = rng.choice((1, 10, 100, 1000, 3000, 5000, 6000, 12000))
+        return S.cmake_nesting(rng, depth, unclosed=rng.choice((0, 0, 1, depth)), body=inner)
+    if r < 0.7:  # a syntax error beside a declaration
+        return rng.choice(("if(\n", "set(x \"unterminated\n", "#[[ open comment\n", ")\n", "foo(${)\n")) + inner
+    if r < 0.85:  # loops that multiply the steps
+        n = rng.choice((10, 100, 1000, 10000))
+        return (f"set(L {' '.join(['a'] * n)})\nforeach(x ${{L}})\nforeach(y ${{L}})\nset(z ${{x}}${{y}})\n"
+                f"endforeach()\nendforeach()\n{inner}\n")
+    return "\n".join(SURFACE_SEEDS[rng.randrange(2)] for _ in range(rng.choice((1, 2, 50))))
+
+
+def cmake_input(c: Corpus, rng: random.Random) -> bytes:
+    """A package of CMake configs (texts separated by NUL: many configs, each of nested blocks,
+    syntax errors, multiplying loops), and a ``declares`` regular expression on the first line."""
+    nconf = rng.choice((1, 1, 2, 5, 20, 200))
+    texts = [_cmake_text(rng) for _ in range(min(nconf, 3))]
+    if nconf > 2:  # many configs, each small (an input stays under a few hundred KB)
+        texts = [t if len(t) < 1024 else t[:1024] for t in texts]
+    texts += [texts[i % len(texts)] for i in range(nconf - len(texts))]
+    declares = rng.choice((r"add_library\(\s*(?P<name>[\w:]+)", r"(?P<name>(a+)+)b", r"(?P<name>(\w|\w\w)*)!",
+                           r"(?P<name>(.*)*)X", r"(?P<name>\w+)\s+(?P<library>\w+)", r"(?P<name>(a|aa)+$)"))
+    return (declares + "\n" + "\0".join(texts)).encode("utf-8", "surrogatepass")
+
+
+def control_name(rng: random.Random, base: str) -> str:
+    from . import shapes as S
+
+    head, _, tail = base.rpartition("/")
+    piece = "".join(rng.choice(S.CONTROL_PIECES) for _ in range(rng.randrange(1, 4)))
+    where = rng.random()
+    if where < 0.4:
+        return f"{head}/{piece}{tail}" if head else piece + tail
+    if where < 0.8:
+        return f"{head}/{tail}{piece}" if head else tail + piece
+    return f"{head}/{tail[:2]}{piece}{tail[2:]}" if head else tail[:2] + piece + tail[2:]
+
+
+def control_input(c: Corpus, rng: random.Random) -> bytes:
+    """A wheel whose member names and dependency names carry newlines, escapes and workflow
+    commands (``::error ...``), in members RECORD does not list, in a broken binary, in missing
+    dependencies."""
+    from . import shapes as S
+
+    macos = rng.random() < 0.3
+    ext = "dylib" if macos else "so"
+    deps = [control_name(rng, f"libdep{i}.{ext}").encode("utf-8", "surrogateescape") for i in range(rng.randrange(1, 4))]
+    lib = control_name(rng, f"pkg/lib/libx.{ext}")
+    data = (S.macho_dylib([b"@rpath/" + d for d in deps], [control_name(rng, "@loader_path").encode("utf-8", "surrogateescape")])
+            if macos else S.elf_dso(deps, runpath=[control_name(rng, "$ORIGIN").encode("utf-8", "surrogateescape")],
+                                    soname=control_name(rng, "libx.so").encode("utf-8", "surrogateescape")))
+    members = [(lib, data), (control_name(rng, "pkg/__init__.py"), b"")]
+    if rng.random() < 0.5:
+        members.append((control_name(rng, f"pkg/broken.{ext}"), b"\x7fELF" + bytes(8)))
+    tag = "cp311-cp311-macosx_11_0_arm64" if macos else "cp311-cp311-manylinux_2_28_x86_64"
+    entries = wheel_entries(members, tag=tag)
+    if rng.random() < 0.4:  # a member RECORD does not list
+        entries.insert(0, Entry(control_name(rng, "pkg/extra.so").encode("utf-8", "surrogateescape"), b"\x7fELF"))
+    return zip_bytes(entries)
+
+
 GENERATORS = {
     "elf": lambda c, rng: binary_input("elf", c, rng),
     "macho": lambda c, rng: binary_input("macho", c, rng),
@@ -672,7 +857,14 @@ GENERATORS = {
     "glob": glob_input,
     "names": names_input,
     "surface": surface_input,
+    "fat": fat_input,
+    "smuggle": smuggle_input,
+    "paths": paths_input,
+    "cmake": cmake_input,
+    "control": control_input,
 }
+#: the targets of the second hostile round's shapes
+NEW_SHAPES = ("fat", "smuggle", "paths", "cmake", "control")
 
 
 def generate(target: str, c: Corpus, run_seed: int, index: int) -> bytes:

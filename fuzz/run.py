@@ -5,7 +5,8 @@
                        [--timeout SECONDS] [--memory-mb MB]
     python -m fuzz.run TARGET --replay INDEX [--seed N] [--seeds DIR ...]   # re-run one input
 
-Targets: elf, macho, pe, wheel, rules, glob, names, surface (``fuzz/targets.py``). Each target runs in its
+Targets: elf, macho, pe, wheel, rules, glob, names, surface, and the shapes of the second hostile
+round: fat, smuggle, paths, cmake, control (``fuzz/targets.py``, ``fuzz/shapes.py``). Each target runs in its
 own worker process (``--jobs`` at a time), so that its peak memory is its own. For every input a
 worker checks:
 
@@ -18,6 +19,9 @@ worker checks:
   violation; inside it: counted), a program run, a shared library loaded, a socket opened, or
   code imported, compiled or executed from the input's directory. The worker also runs in an
   empty current directory and checks that it is still empty at the end.
+* **gate holes**: an input that the gate would let through (a native member taken for a class
+  file, a smuggled local header without WA002, a name that writes a workflow command or an escape
+  into a report): the target returns an outcome ``hole:...``; counted, the first 20 saved;
 * **peak memory**: the worker's maximum resident set size; its address space is limited to
   ``--memory-mb`` so that a memory bomb becomes a MemoryError (a crash) instead of taking the
   machine down.
@@ -107,7 +111,8 @@ def worker(target: str, args: argparse.Namespace, start: int, current, result_pa
         ws.wheel()  # scanned once, outside the guard
     ws.rules()
     signal.signal(signal.SIGALRM, _alarm)
-    stats = {"target": target, "inputs": 0, "crashes": 0, "hangs": 0, "violations": 0, "writes_inside": 0,
+    stats = {"target": target, "inputs": 0, "crashes": 0, "hangs": 0, "violations": 0, "writes_inside": 0, "holes": 0,
+             "hole_examples": [],
              "slowest": 0.0, "slowest_index": None, "outcomes": Counter(), "first": start,
              "corpus": corpus.summary(), "violation_examples": [], "crash_examples": []}
     deadline = time.monotonic() + args.seconds if args.seconds else None
@@ -134,23 +139,33 @@ def worker(target: str, args: argparse.Namespace, start: int, current, result_pa
                     outcome = fn(data, ws)
                 finally:
                     signal.setitimer(signal.ITIMER_REAL, 0)
+            if outcome.startswith("hole:"):  # the gate would have let this input through
+                stats["holes"] += 1
+                if stats["holes"] <= 20:
+                    _save(out, target, i, data, outcome + "\n")
+                if len(stats["hole_examples"]) < 5 and outcome not in stats["hole_examples"]:
+                    stats["hole_examples"].append(outcome)
+                outcome = "hole"
             stats["outcomes"][outcome] += 1
         except Hang:
             hung = True
             stats["hangs"] += 1
-            _save(out, target, i, data, f"hang: more than {args.timeout}s\n")
+            if stats["hangs"] <= 200:
+                _save(out, target, i, data, f"hang: more than {args.timeout}s\n")
         except Exception:  # noqa: BLE001 - every unexpected exception is a crash
             stats["crashes"] += 1
             tb = traceback.format_exc()
             if len(stats["crash_examples"]) < 5:
                 stats["crash_examples"].append(tb.strip().splitlines()[-1])
-            _save(out, target, i, data, tb)
+            if stats["crashes"] <= 200:
+                _save(out, target, i, data, tb)
         elapsed = time.perf_counter() - t0
         if elapsed > stats["slowest"]:
             stats["slowest"], stats["slowest_index"] = elapsed, i
         if elapsed > args.timeout and not hung:  # stuck in native code, came back late
             stats["hangs"] += 1
-            _save(out, target, i, data, f"hang: {elapsed:.1f}s\n")
+            if stats["hangs"] <= 200:
+                _save(out, target, i, data, f"hang: {elapsed:.1f}s\n")
         new_v = guard.violations[before_v:]
         if new_v:
             stats["violations"] += len(new_v)
@@ -187,7 +202,7 @@ def _flush(stats: dict, cwd: Path, result_path: str, final: bool = False) -> Non
 # =============================================================================================
 # the runner
 def _merge(into: dict, part: dict) -> None:
-    for k in ("inputs", "crashes", "hangs", "violations", "writes_inside", "generator_errors"):
+    for k in ("inputs", "crashes", "hangs", "violations", "writes_inside", "holes", "generator_errors"):
         into[k] = into.get(k, 0) + part.get(k, 0)
     for k, v in part.get("outcomes", {}).items():
         into.setdefault("outcomes", {})[k] = into.get("outcomes", {}).get(k, 0) + v
@@ -196,7 +211,7 @@ def _merge(into: dict, part: dict) -> None:
     into["peak_rss_mb"] = max(into.get("peak_rss_mb", 0), part.get("peak_rss_mb", 0))
     into["cwd_left_empty"] = into.get("cwd_left_empty", True) and part.get("cwd_left_empty", True)
     into["corpus"] = part.get("corpus", into.get("corpus"))
-    for k in ("violation_examples", "crash_examples"):
+    for k in ("violation_examples", "crash_examples", "hole_examples"):
         into.setdefault(k, []).extend(part.get(k, []))
 
 
@@ -264,19 +279,19 @@ def run_target(target: str, args: argparse.Namespace) -> dict:
 
 def table(results: list[dict]) -> str:
     rows = ["| target | inputs | crashes | hangs | forbidden events (writes outside tmp, exec, dlopen, ...) "
-            "| writes inside tmp | cwd untouched | peak RSS (MB) | slowest input (s) | outcomes |",
-            "|---|---:|---:|---:|---:|---:|---|---:|---:|---|"]
+            "| gate holes | writes inside tmp | cwd untouched | peak RSS (MB) | slowest input (s) | outcomes |",
+            "|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---|"]
     tot = Counter()
     for r in results:
         outcomes = ", ".join(f"{k} {v}" for k, v in sorted(r.get("outcomes", {}).items(), key=lambda kv: -kv[1]))
         rows.append(f"| {r['target']} | {r.get('inputs', 0):,} | {r.get('crashes', 0)} | {r.get('hangs', 0)} | "
-                    f"{r.get('violations', 0)} | {r.get('writes_inside', 0)} | "
+                    f"{r.get('violations', 0)} | {r.get('holes', 0)} | {r.get('writes_inside', 0)} | "
                     f"{'yes' if r.get('cwd_left_empty', True) else 'NO'} | {r.get('peak_rss_mb', 0):.0f} | "
                     f"{r.get('slowest', 0):.2f} | {outcomes} |")
-        for k in ("inputs", "crashes", "hangs", "violations", "writes_inside"):
+        for k in ("inputs", "crashes", "hangs", "violations", "holes", "writes_inside"):
             tot[k] += r.get(k, 0)
     rows.append(f"| **total** | **{tot['inputs']:,}** | {tot['crashes']} | {tot['hangs']} | {tot['violations']} | "
-                f"{tot['writes_inside']} | | | | |")
+                f"{tot['holes']} | {tot['writes_inside']} | | | | |")
     return "\n".join(rows)
 
 
@@ -333,7 +348,7 @@ def main(argv: list[str] | None = None) -> int:
     (out / "report.json").write_text(json.dumps(report, indent=2))
     print(table(results))
     print(f"\nwall time {report['wall_seconds']}s; report: {out / 'report.json'}")
-    bad = sum(r.get("crashes", 0) + r.get("hangs", 0) + r.get("violations", 0) for r in results)
+    bad = sum(r.get("crashes", 0) + r.get("hangs", 0) + r.get("violations", 0) + r.get("holes", 0) for r in results)
     bad += sum(0 if r.get("cwd_left_empty", True) else 1 for r in results)
     return 1 if bad else 0
 

@@ -248,9 +248,140 @@ def surface(data: bytes, ws: Workspace) -> str:
     return "/".join(outcome)
 
 
+# -- the second hostile round's shapes (fuzz/shapes.py) ------------------------------------------
+#
+# Besides "no crash, no hang, nothing forbidden", these targets check what the gate must never do
+# on their shapes; an input that breaks it comes back as an outcome starting with "hole:", which
+# the runner counts (and saves) like a crash.
+def fat(data: bytes, ws: Workspace) -> str:
+    """A universal header: the reader, then ``read_binary`` under a native member's name (such a
+    member is never taken for a Java class file)."""
+    from wheelaudit.binary import MalformedBinary, read_binary
+    from wheelaudit.binary import macho
+
+    try:
+        for s in macho.parse(data, NEEDLES):
+            _ = (s.arch, s.identity, s.dependencies, s.rpaths, len(s.exports), len(s.imports))
+        outcome = "parsed"
+    except MalformedBinary as exc:
+        if not str(exc):
+            raise AssertionError("MalformedBinary without a reason") from None
+        outcome = "malformed"
+    if data[:4] in (b"\xca\xfe\xba\xbe", b"\xca\xfe\xba\xbf") and read_binary(data, "pkg/lib/libx.dylib", NEEDLES) is None:
+        return "hole:native member taken for a class file"
+    return outcome
+
+
+def smuggle(data: bytes, ws: Workspace) -> str:
+    """A wheel with local headers its central directory does not list (or that disagree with it),
+    flagged by the first byte: such a wheel is never audited clean (WA002, or not a wheel)."""
+    from wheelaudit.api import audit_wheels
+    from wheelaudit.archive import NotAWheel
+    from wheelaudit.scan import scan
+
+    flag, zdata = (data[0], data[1:]) if data else (0, b"")
+    path = ws.file("fuzz-1.0-cp311-cp311-manylinux_2_28_x86_64.whl", zdata)
+    try:
+        w = scan(path, strings=ws.rules().strings(), jobs=1)
+    except NotAWheel as exc:
+        if not str(exc):
+            raise AssertionError("NotAWheel without a message") from None
+        return "not-a-wheel"
+    report = audit_wheels([w], ws.rules())
+    codes = {f.code for r in report.wheels for f in r.findings}
+    codes |= {f.code for f in w.findings}
+    if flag == 1 and "WA002" not in codes:
+        return "hole:smuggled local header without WA002"
+    return "wa002" if "WA002" in codes else f"exit-{report.exit_code}"
+
+
+def paths(data: bytes, ws: Workspace) -> str:
+    """A wheel of libraries with long search-path lists and many dependencies: the whole audit."""
+    return wheel(data, ws)
+
+
+def cmake(data: bytes, ws: Workspace) -> str:
+    """The first line a ``[cmake] declares`` regular expression, the rest CMake package configs
+    (separated by NUL) of one wheel: ``read_surface`` for each platform, the declarations, the
+    WA7xx checks."""
+    from wheelaudit.binary.budget import Budget
+    from wheelaudit.checks.consumer import CMakeComponent, check_surface
+    from wheelaudit.ruleset.globs import GlobError, linear_regex
+    from wheelaudit.surface import read_surface
+    from wheelaudit.surface.cmake import read_declarations
+
+    text = data.decode("utf-8", "replace")
+    declares, _, rest = text.partition("\n")
+    try:
+        rx = linear_regex(declares)  # as the rules loader compiles it
+    except GlobError:
+        rx = linear_regex(r"add_library\(\s*(?P<name>[\w:]+)")
+    texts = {f"p/lib/cmake/P{i}/P{i}Config.cmake": t for i, t in enumerate(rest.split("\0"))}
+    files = list(texts) + ["p/lib/libp.so"]
+    outcome = "read"
+    for platform in (None, "linux"):
+        # (a smaller budget than a run's: the same limits reached sooner, more inputs a second)
+        s = read_surface(files, texts.get, platform=platform, budget=Budget(steps=20_000, chars=4 << 20))
+        decl = read_declarations(files, texts.get, ["**/*Config.cmake"], rx, "")
+        findings = check_surface(s, files, {"p/lib/libp.so": "libp.so"},
+                                 components=[CMakeComponent("p", "p::p", "p/lib/libp.*")], declarations=decl)
+        outcome = "findings" if findings else outcome
+    return outcome
+
+
+#: the GitHub workflow commands planted by fuzz/shapes.py's CONTROL_PIECES, at the start of a line
+_PLANTED = None
+
+
+def control(data: bytes, ws: Workspace) -> str:
+    """A wheel whose member and dependency names carry newlines, escapes and workflow commands:
+    the whole audit and every renderer. No output holds a raw escape (ESC), no line of it starts
+    a planted workflow command, and the JUnit report is well-formed XML."""
+    global _PLANTED
+    import re
+    import xml.etree.ElementTree as ET
+
+    from wheelaudit.api import audit_wheels
+    from wheelaudit.archive import NotAWheel
+    from wheelaudit.render import FORMATS, renderer
+    from wheelaudit.scan import scan
+
+    from .shapes import MARK
+
+    if _PLANTED is None:
+        _PLANTED = re.compile(r"^\s*::(?:error title=|warning file=|notice::|add-mask::|stop-commands::|group::)" + MARK,
+                              re.M)
+    path = ws.file("fuzz-1.0-cp311-cp311-manylinux_2_28_x86_64.whl", data)
+    try:
+        w = scan(path, strings=ws.rules().strings(), jobs=1)
+    except NotAWheel:
+        return "not-a-wheel"
+    report = audit_wheels([w], ws.rules())
+    holes = []
+    import contextlib
+
+    for fmt in FORMATS:
+        buf = io.StringIO()
+        with contextlib.redirect_stderr(io.StringIO()):  # (SARIF's note on where results are placed)
+            renderer(fmt)(report, buf, False)
+        out = buf.getvalue()
+        if "\x1b" in out:
+            holes.append(f"{fmt}: ESC")
+        if fmt in ("text", "github", "markdown", "junit", "html") and _PLANTED.search(out):
+            holes.append(f"{fmt}: workflow command")
+        if fmt == "junit":
+            try:
+                ET.fromstring(out)
+            except ET.ParseError:
+                holes.append("junit: not XML")
+    if holes:
+        return "hole:" + ", ".join(holes)
+    return f"exit-{report.exit_code}"
+
+
 TARGETS: dict[str, Callable[[bytes, Workspace], str]] = {
     "elf": elf, "macho": macho, "pe": pe, "wheel": wheel, "rules": rules, "glob": glob, "names": names,
-    "surface": surface,
+    "surface": surface, "fat": fat, "smuggle": smuggle, "paths": paths, "cmake": cmake, "control": control,
 }
 
 

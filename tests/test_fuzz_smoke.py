@@ -170,3 +170,16 @@ def test_consumer_surface(corpus, workspace):
         run("surface", generate("surface", corpus, 7, index), workspace)
 
     fuzz()
+
+
+@pytest.mark.parametrize("target", ["fat", "smuggle", "control", "cmake"])
+def test_second_round_shapes(corpus, workspace, target):
+    """The shapes of the second hostile round (fuzz/shapes.py) go through without a crash, a slow
+    input or a forbidden event. (What the gate lets through, the ``hole:`` outcomes, is what the
+    campaigns of ``python -m fuzz.run`` count.)"""
+    @settings(SMOKE, max_examples=40)
+    @given(st.integers(0, 1 << 30))
+    def fuzz(index):
+        run(target, generate(target, corpus, 7, index), workspace)
+
+    fuzz()

@@ -112,12 +112,12 @@ def test_a_corrupt_member_is_wa002_in_workers_too(fixture_wheels, tmp_path):
 def _slow_reader(path_part: str, block_alarm: bool = False):
     real = scan_read.read_binary
 
-    def slow(data, path, needles=()):
+    def slow(data, path, needles=(), budget=None):
         if path_part in path:
             if block_alarm:  # a reader stuck where the timer cannot reach it (C code)
                 signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
             time.sleep(60)
-        return real(data, path, needles)
+        return real(data, path, needles, budget)
 
     return slow
 

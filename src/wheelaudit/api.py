@@ -8,6 +8,7 @@ import os
 from collections.abc import Iterable, Sequence
 from typing import Literal, Union
 
+from wheelaudit.binary.budget import Budget
 from wheelaudit.checks.describe import describe_libraries
 from wheelaudit.checks.evaluate import Context, evaluate
 from wheelaudit.checks.index import Interest
@@ -62,12 +63,13 @@ def audit(path: PathLike | Sequence[PathLike], rules: Ruleset | PathLike | None 
     paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
     strings = ruleset.strings() if ruleset is not None else []
     interest = Interest.for_rules(ruleset)
+    budget = Budget()  # the run's one budget (wheelaudit.binary.budget)
     if together:
         from wheelaudit.scan.together import scan_together
 
-        wheels: list[Wheel] = [scan_together(paths, strings=strings, interest=interest, jobs=jobs)]
+        wheels: list[Wheel] = [scan_together(paths, strings=strings, interest=interest, jobs=jobs, budget=budget)]
     else:
-        wheels = [scan(p, strings=strings, interest=interest, jobs=jobs) for p in paths]
+        wheels = [scan(p, strings=strings, interest=interest, jobs=jobs, budget=budget) for p in paths]
     old = None
     if baseline is not None:
         from wheelaudit.archive import expand_inputs
@@ -75,8 +77,10 @@ def audit(path: PathLike | Sequence[PathLike], rules: Ruleset | PathLike | None 
 
         bpaths = [baseline] if isinstance(baseline, (str, os.PathLike)) else list(baseline)
         old = [scan_abi(p, jobs=jobs) for p in expand_inputs(bpaths)]
-    return audit_wheels(wheels, ruleset, select=select, ignore=ignore, fail_on=fail_on, today=today,
-                        severity=severity, baseline=old, release=release)
+    report = audit_wheels(wheels, ruleset, select=select, ignore=ignore, fail_on=fail_on, today=today,
+                          severity=severity, baseline=old, release=release)
+    report.notes += list(budget.notes.values())  # (what the budget cut, said once)
+    return report
 
 
 def audit_wheels(wheels: Sequence[Wheel], ruleset: Ruleset | None, *, select: Iterable[str] | None = None,

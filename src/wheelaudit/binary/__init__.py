@@ -88,33 +88,38 @@ def find_strings(data: Buffer, needles: Sequence[bytes], start: int = 0, end: in
     return searcher(tuple(needles)).found(data, start, stop)
 
 
-def parse(data: Buffer, fmt: Format, needles: Sequence[bytes] = (), *, signatures: bool = True) -> list[Slice]:
-    """Dispatch to the reader for ``fmt``; without ``signatures`` a Mach-O code signature is not
-    verified (``Slice.signature`` left None). Raises :class:`MalformedBinary`."""
+def parse(data: Buffer, fmt: Format, needles: Sequence[bytes] = (), budget=None, *,
+          signatures: bool = True) -> list[Slice]:
+    """Dispatch to the reader for ``fmt``. Raises :class:`MalformedBinary`. ``budget``: the run's
+    (:class:`wheelaudit.binary.budget.Budget`), which C++ names that could explode are demangled
+    within; without ``signatures`` a Mach-O code signature is not verified (``Slice.signature``
+    left None)."""
     if fmt == "elf":
         from wheelaudit.binary import elf
 
-        return elf.parse(data, needles)
+        return elf.parse(data, needles, budget)
     if fmt == "macho":
         from wheelaudit.binary import macho
 
-        return macho.parse(data, needles, with_signature=signatures)
+        return macho.parse(data, needles, budget, with_signature=signatures)
     from wheelaudit.binary import pe
 
     return pe.parse(data, needles)
 
 
-def read_binary(data: Buffer, path: str, needles: Sequence[bytes] = (), *, signatures: bool = True) -> Binary | None:
+def read_binary(data: Buffer, path: str, needles: Sequence[bytes] = (), budget=None, *,
+                signatures: bool = True) -> Binary | None:
     """Facts about one file, or None when it is not a native binary.
 
     Never raises for bad input: a binary that cannot be parsed comes back with ``error`` set.
+    ``budget``: the run's (see :func:`parse`).
     """
     fmt = detect(bytes(data[:MAGIC_SIZE]), path)
     if fmt is None:
         return None
     binary = Binary(path=path, format=fmt, size=len(data))
     try:
-        binary.slices = parse(data, fmt, needles, signatures=signatures)
+        binary.slices = parse(data, fmt, needles, budget, signatures=signatures)
     except MalformedBinary as exc:
         binary.error = str(exc) or "malformed"
     except ForkFailed:  # (the machine's fault, not the binary's: the run stops, exit 2)

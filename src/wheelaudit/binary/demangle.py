@@ -11,12 +11,18 @@ This module knows names only (no Symbol, no rule), so the model can demangle laz
 from __future__ import annotations
 
 import re
+import time
+from collections.abc import Iterable
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import cpp_demangle
 
-from wheelaudit.binary.demangle_guard import guarded_demangle, suspicious
+from wheelaudit.binary.demangle_guard import TIMEOUT, guarded_demangle, suspicious
 from wheelaudit.children import ForkFailed
+
+if TYPE_CHECKING:
+    from wheelaudit.binary.budget import Budget
 
 
 @lru_cache(maxsize=1 << 16)
@@ -30,6 +36,50 @@ def _demangle_cached(name: str) -> str:
         raise
     except Exception:  # noqa: BLE001 - a name that is not valid Itanium stays as it is
         return name
+
+
+#: what the capped worker answered for names demangled within a run's budget (the memo of
+#: _demangle_cached for such names): later reads of the name, lazy ones included, find it here
+_guarded: dict[str, str] = {}
+
+
+def _budgeted(name: str, budget: Budget) -> str:
+    """A name that could explode, demangled within what the run's budget has left for the capped
+    worker (never more than its bound per name). A name it does not get to stays mangled, and
+    the budget says so once."""
+    known = _guarded.get(name)
+    if known is not None:
+        return known
+    allowance = budget.demangling()
+    if allowance <= 0:
+        budget.cut("demangle", "C++ names that could demangle to gigabytes were left mangled: the run's "
+                   f"{budget.demangle_limit:g} s for them is spent")
+        _remember(name, name)
+        return name
+    t0 = time.monotonic()
+    try:
+        out = guarded_demangle(name, min(TIMEOUT, allowance))
+    finally:
+        budget.spend_demangling(time.monotonic() - t0)
+    result = name if out is None else _cxxfilt_style(out)
+    _remember(name, result)
+    return result
+
+
+def _remember(name: str, result: str) -> None:
+    # (a name left mangled stays so in this process: it is one that could explode)
+    if len(_guarded) >= 1 << 16:
+        _guarded.clear()
+    _guarded[name] = result
+
+
+def prepare(names: Iterable[str], budget: Budget) -> None:
+    """Demangle, within ``budget``, the names among ``names`` that could explode, before anything
+    reads them lazily (a Symbol's ``demangled``): those reads then find the answer, or the name
+    left mangled once the budget is spent, instead of each taking the worker's bound."""
+    for name in names:
+        if name[:2] == "_Z" and name not in _guarded and suspicious(name):
+            _budgeted(name, budget)
 
 
 def _cxxfilt_style(text: str) -> str:
@@ -103,13 +153,18 @@ def is_mangled(name: str) -> bool:
     return name[:2] == "_Z" or name[:1] == "?"
 
 
-def demangle(name: str) -> str:
+def demangle(name: str, budget: Budget | None = None) -> str:
     """The demangled C++ form of ``name``; C names and unknown schemes come back unchanged.
 
     ``name`` is the undecorated name (``_ZN...``), i.e. without Mach-O's extra underscore, or
-    an MSVC decorated name (``?f@ns@@YAHH@Z``).
+    an MSVC decorated name (``?f@ns@@YAHH@Z``). ``budget``: the run's; a name that could
+    explode is then demangled within what it has left (else within the worker's bound per name).
     """
     if name.startswith("_Z"):
+        if name in _guarded:
+            return _guarded[name]
+        if budget is not None and suspicious(name):
+            return _budgeted(name, budget)
         return _demangle_cached(name)
     if name.startswith("?"):
         return _msvc_cached(name)

@@ -101,7 +101,7 @@ class _Guard:
         children.close(self.res_r)
         self.child, self.task_w, self.res_r = None, -1, -1
 
-    def demangle(self, name: str) -> str | None:
+    def demangle(self, name: str, timeout: float = TIMEOUT) -> str | None:
         if self.pid != os.getpid():  # (a fork's copy of its parent's guard: not this process's child)
             self.child, self.task_w, self.res_r, self.pid = None, -1, -1, os.getpid()
         if self.child is None or not self.child.alive():
@@ -109,7 +109,7 @@ class _Guard:
             self._start()
         try:
             children.send_bytes(self.task_w, name.encode("utf-8", "surrogateescape"))
-            if select.select([self.res_r], [], [], TIMEOUT)[0]:
+            if select.select([self.res_r], [], [], timeout)[0]:
                 out = children.recv_bytes(self.res_r)
                 if out is not None:
                     return out.decode("utf-8", "surrogateescape") or None
@@ -122,6 +122,7 @@ class _Guard:
 _guard = _Guard()
 
 
-def guarded_demangle(name: str) -> str | None:
-    """The demangled name, or None when it cannot be demangled within the budget."""
-    return _guard.demangle(name)
+def guarded_demangle(name: str, timeout: float = TIMEOUT) -> str | None:
+    """The demangled name, or None when it cannot be demangled within ``timeout`` seconds (at
+    most :data:`TIMEOUT`), :data:`MAX_OUTPUT` characters and the worker's memory."""
+    return _guard.demangle(name, min(timeout, TIMEOUT))

@@ -18,6 +18,7 @@ from __future__ import annotations
 import operator
 import struct
 from collections.abc import Sequence
+from functools import partial
 from itertools import repeat
 
 from wheelaudit.binary import demangle as _demangle
@@ -25,6 +26,7 @@ from wheelaudit.binary import symbols as _symbols
 from wheelaudit.model.binary import Dependency, Kind, Rpath, Slice, Symbol, make_symbol
 from wheelaudit.binary import Buffer, MalformedBinary, find_strings
 from wheelaudit.binary import _columns as _C
+from wheelaudit.binary.budget import Budget
 
 #: the most symbol-table entries we read from one table
 MAX_SYMBOLS = 20_000_000
@@ -129,6 +131,21 @@ _HIDDEN_VIS = _C.table(lambda o: (o & 3) in (STV_HIDDEN, STV_INTERNAL))
 _LOCAL_CODE = _C.table(lambda i: _symbols.symbol_code("local", _LOCAL_TYPES.get(i & 0xF, "other")))
 
 
+def _decoded(strtab: bytes, offsets) -> list[str]:
+    """The ASCII strings at ``offsets`` of ``strtab``, each distinct offset decoded once: entries
+    that point at one string share one ``str`` (a table of many entries naming one long string
+    costs that string once, not once per entry)."""
+    find = strtab.find
+    at: dict[int, str] = {}
+    out = []
+    for o in offsets:
+        name = at.get(o)
+        if name is None:
+            name = at[o] = strtab[o:find(b"\0", o)].decode("ascii")
+        out.append(name)
+    return out
+
+
 def _text(table: bytes) -> tuple[bool, bytes | str]:
     """A string table as ``str`` when it is ASCII (names then slice out without decoding)."""
     if table.isascii():
@@ -224,13 +241,15 @@ _ARM_CPU = {0: "armv4l", 1: "armv4l", 2: "armv4tl", 3: "armv5l", 4: "armv5l", 5:
             8: "armv6l", 9: "armv6l", 10: "armv7l", 11: "armv6l", 12: "armv6l", 13: "armv7l", 14: "armv8l"}
 
 
-def parse(data: Buffer, needles: Sequence[bytes] = ()) -> list[Slice]:
-    """Facts of one ELF file (always one slice). Raises :class:`MalformedBinary`."""
-    return [_Reader(data).read(needles)]
+def parse(data: Buffer, needles: Sequence[bytes] = (), budget: Budget | None = None) -> list[Slice]:
+    """Facts of one ELF file (always one slice). Raises :class:`MalformedBinary`. ``budget``: the
+    run's, which names that could explode are demangled within."""
+    return [_Reader(data, budget).read(needles)]
 
 
 class _Reader:
-    def __init__(self, data: Buffer) -> None:
+    def __init__(self, data: Buffer, budget: Budget | None = None) -> None:
+        self.budget = budget
         self.data = data
         self.size = len(data)
         self.notes: list[str] = []
@@ -760,20 +779,24 @@ class _Reader:
         is_text, text = _text(strtab)
         nul = "\0" if is_text else b"\0"
         find = text.find
-        demangle = _demangle.demangle
+        demangle = partial(_demangle.demangle, budget=self.budget)
         make = make_symbol
         classes = _EXPORT_CLASS
         rows = struct.iter_unpack(fmt, raw)
         next(rows, None)  # the null symbol
         i = 0
+        at: dict[int, str] = {}  # name offset -> its string, decoded once (entries may share one)
         for st_name, info, other, shndx in rows:
             i += 1
             if not st_name:
                 continue
-            end = find(nul, st_name)
-            if end < 0:
-                self.string(strtab, st_name, f"dynamic symbol {i}")  # raises with the reason
-            name = text[st_name:end] if is_text else text[st_name:end].decode("utf-8", "backslashreplace")
+            name = at.get(st_name)
+            if name is None:
+                end = find(nul, st_name)
+                if end < 0:
+                    self.string(strtab, st_name, f"dynamic symbol {i}")  # raises with the reason
+                name = at[st_name] = (text[st_name:end] if is_text
+                                      else text[st_name:end].decode("utf-8", "backslashreplace"))
             if "@" in name:
                 name = name.split("@", 1)[0]
                 if not name:
@@ -822,21 +845,25 @@ class _Reader:
         is_text, text = _text(strtab)
         nul = "\0" if is_text else b"\0"
         find = text.find
-        demangle = _demangle.demangle
+        demangle = partial(_demangle.demangle, budget=self.budget)
         make = make_symbol
         classes = _LOCAL_CLASS
         out: list[Symbol] = []
         seen: set[tuple[str, str]] = set()
+        at: dict[int, str] = {}  # name offset -> its string, decoded once (entries may share one)
         for i, (st_name, info, other, shndx) in enumerate(struct.iter_unpack(fmt, raw)):
             if shndx == SHN_UNDEF or not st_name:
                 continue
             stype = classes[info << 2 | other & 3]
             if stype is None:
                 continue
-            end = find(nul, st_name)
-            if end < 0:
-                self.string(strtab, st_name, f".symtab symbol {i}")  # raises with the reason
-            name = text[st_name:end] if is_text else text[st_name:end].decode("utf-8", "backslashreplace")
+            name = at.get(st_name)
+            if name is None:
+                end = find(nul, st_name)
+                if end < 0:
+                    self.string(strtab, st_name, f".symtab symbol {i}")  # raises with the reason
+                name = at[st_name] = (text[st_name:end] if is_text
+                                      else text[st_name:end].decode("utf-8", "backslashreplace"))
             if "@" in name:
                 name = name.split("@", 1)[0]
                 if not name:
@@ -909,8 +936,7 @@ class _Reader:
             vindex = (bytes if len(distinct) < 256 else _C.u32_array)(map(pos.__getitem__, vals))
         exports = _symbols.SymbolTable(strtab, _C.pick(names, exported),
                                        _C.pick(info.translate(_EXPORT_CODE), exported), versions, vindex)
-        find = strtab.find
-        imported = [strtab[o:find(b"\0", o)].decode("ascii") for o in _C.select(names, undefined)]
+        imported = _decoded(strtab, _C.select(names, undefined))
         imports = list(dict.fromkeys(imported))
         for name, v in zip(imported, _C.select(versym, undefined)):
             needed = vmap[v & 0x7FFF]

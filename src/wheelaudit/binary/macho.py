@@ -42,6 +42,7 @@ from wheelaudit.model.binary import MACHO_EXECUTABLE, MACHO_FLAT, MACHO_SELF, De
 from wheelaudit.binary.demangle import demangle
 from wheelaudit.binary import Buffer, MalformedBinary, find_strings
 from wheelaudit.binary import _columns as _C
+from wheelaudit.binary.budget import Budget
 
 __all__ = ["parse", "arch_name"]
 
@@ -289,28 +290,35 @@ _CODE_BY_KEY = bytes(_EXPORT_CODES[bool(key & EXPORT_SYMBOL_FLAGS_WEAK_DEFINITIO
 
 
 class _Demangler(dict):
-    """``demangle`` memoised for one file: the slices of a universal binary share names."""
+    """``demangle`` memoised for one file: the slices of a universal binary share names; within
+    the run's ``budget`` (names that could explode)."""
+
+    def __init__(self, budget: Budget | None = None) -> None:
+        super().__init__()
+        self.budget = budget
 
     def __call__(self, name: str) -> str:
         if not name.startswith("_Z"):
             return name
         demangled = self.get(name)
         if demangled is None:
-            demangled = self[name] = demangle(name)
+            demangled = self[name] = demangle(name, self.budget)
         return demangled
 
 
 # ---- entry point ----------------------------------------------------------------------------
-def parse(data: Buffer, needles: Sequence[bytes] = (), *, with_signature: bool = True) -> list[Slice]:
-    """Facts of each architecture of a Mach-O file, in file (fat header) order; without
-    ``with_signature`` the code signatures are not verified."""
+def parse(data: Buffer, needles: Sequence[bytes] = (), budget: Budget | None = None, *,
+          with_signature: bool = True) -> list[Slice]:
+    """Facts of each architecture of a Mach-O file, in file (fat header) order. ``budget``: the
+    run's, which names that could explode are demangled within; without ``with_signature`` the
+    code signatures are not verified."""
     size = len(data)
     if size < 4:
         raise MalformedBinary(f"truncated Mach-O file ({size} bytes)")
     magic = bytes(data[:4])
     if magic in _FAT_MAGIC_BYTES:
-        return _parse_fat(data, size, magic == _FAT_MAGIC_BYTES[1], needles, _Demangler(), with_signature)
-    return [_Image(data, 0, size, "", _Demangler()).parse(needles, with_signature=with_signature)]
+        return _parse_fat(data, size, magic == _FAT_MAGIC_BYTES[1], needles, _Demangler(budget), with_signature)
+    return [_Image(data, 0, size, "", _Demangler(budget)).parse(needles, with_signature=with_signature)]
 
 
 def _parse_fat(data: Buffer, size: int, is64: bool, needles: Sequence[bytes],
@@ -624,6 +632,7 @@ class _Image:
         seen_imports: set[bytes] = set()
         indirect = 0
         index = -1
+        at: dict[int, bytes] = {}  # name offset -> its bytes, read once (entries may share one)
         for index, (strx, n_type, n_sect, n_desc, n_value) in enumerate(struct.iter_unpack(fmt, table)):
             if n_type & N_STAB:
                 continue
@@ -653,15 +662,17 @@ class _Image:
                 continue
             # the name, read in place
             if strx:
-                if strx >= strsize:
-                    raise self.bad(f"symbol {index}: name offset {strx} is past the string table "
-                                   f"({strsize} bytes)")
-                name_at = str_start + strx
-                name_end = find(b"\0", name_at, str_end)
-                if name_end < 0:
-                    raise self.bad(f"symbol {index}: name at string table offset {strx} is not "
-                                   f"NUL-terminated (string table without terminator)")
-                raw = bytes(data[name_at:name_end])  # (bytes whatever ``data`` is: a key of seen_imports)
+                raw = at.get(strx)
+                if raw is None:
+                    if strx >= strsize:
+                        raise self.bad(f"symbol {index}: name offset {strx} is past the string table "
+                                       f"({strsize} bytes)")
+                    name_at = str_start + strx
+                    name_end = find(b"\0", name_at, str_end)
+                    if name_end < 0:
+                        raise self.bad(f"symbol {index}: name at string table offset {strx} is not "
+                                       f"NUL-terminated (string table without terminator)")
+                    raw = at[strx] = bytes(data[name_at:name_end])  # (bytes whatever ``data`` is: a key of seen_imports)
             else:
                 raw = b""
             if exported is None:
@@ -677,14 +688,15 @@ class _Image:
             s.notes.append(f"{indirect} indirect (N_INDR) symbol(s) not listed as exports")
         s.imports = imports
         dm, make = self.demangle, make_symbol
+        names: dict[bytes, str] = {}  # each distinct name decoded once, its str shared
         local_syms = []
         for raw, sym_type in local_raw:
-            name = _undecorate(raw)
+            name = names.get(raw) or names.setdefault(raw, _undecorate(raw))
             local_syms.append(make(name, "local", sym_type, None, dm(name)))
         s.locals = local_syms
         exports = []
         for raw, sym_type, weak in defined:
-            name = _undecorate(raw)
+            name = names.get(raw) or names.setdefault(raw, _undecorate(raw))
             exports.append(make(name, "weak" if weak else "global", sym_type, None, dm(name)))
         return exports
 

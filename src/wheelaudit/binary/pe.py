@@ -50,7 +50,6 @@ import sys
 from array import array
 from bisect import bisect_right
 from collections.abc import Sequence
-from itertools import accumulate
 
 from wheelaudit.model.binary import Dependency, Slice
 from wheelaudit.binary.symbols import SymbolTable, symbol_code
@@ -105,6 +104,9 @@ class _Image:
         self.size = len(data)
         self.headers = min(size_of_headers, self.size)
         self.name_budget = MAX_NAME_BYTES
+        #: RVA -> the string there: a name that many entries point at is read (and its bytes
+        #: counted against name_budget) once, and its str shared
+        self.strings: dict[int, str] = {}
         # (va, end of the file-backed part in RVA terms, raw pointer, characteristics), by va
         self.sections = sorted((va, va + min(vsize or rsize, rsize), raw, ch) for va, vsize, raw, rsize, ch in sections)
         self.starts = [s[0] for s in self.sections]
@@ -130,8 +132,12 @@ class _Image:
         raise MalformedBinary(f"{what} (RVA 0x{rva:x}, {length} bytes) is outside the file's sections")
 
     def cstring(self, rva: int, what: str) -> str:
-        """The NUL-terminated string at ``rva``, within its section's file bytes."""
-        return self.cbytes(rva, what).decode("utf-8", "backslashreplace")
+        """The NUL-terminated string at ``rva``, within its section's file bytes (read once per
+        ``rva``)."""
+        text = self.strings.get(rva)
+        if text is None:
+            text = self.strings[rva] = self.cbytes(rva, what).decode("utf-8", "backslashreplace")
+        return text
 
     def cbytes(self, rva: int, what: str) -> bytes:
         """The bytes of the NUL-terminated string at ``rva``, within its section's file bytes."""
@@ -231,12 +237,13 @@ def parse(data: Buffer, needles: Sequence[bytes] = ()) -> list[Slice]:
         _exports(img, dirs[DIR_EXPORT], s)
     seen_deps: set[tuple[str, str]] = set()
     imported: dict[str, None] = {}
+    known_by_dll: dict[str, set[str]] = {}
     if dirs[DIR_IMPORT][0]:
         for dll, names in _imports(img, dirs[DIR_IMPORT][0], plus, budget):
-            _add_dependency(s, dll, "import", names, seen_deps, imported)
+            _add_dependency(s, dll, "import", names, seen_deps, imported, known_by_dll)
     if dirs[DIR_DELAY_IMPORT][0]:
         for dll, names in _delay_imports(img, dirs[DIR_DELAY_IMPORT][0], plus, image_base, budget):
-            _add_dependency(s, dll, "delay", names, seen_deps, imported)
+            _add_dependency(s, dll, "delay", names, seen_deps, imported, known_by_dll)
     s.imports = list(imported)
     if dirs[DIR_DEBUG][0]:
         s.debug_path = _codeview_path(img, dirs[DIR_DEBUG])
@@ -255,12 +262,16 @@ def parse(data: Buffer, needles: Sequence[bytes] = ()) -> list[Slice]:
     return [s]
 
 
-def _add_dependency(s: Slice, dll: str, kind, names: list[str], seen: set, imported: dict) -> None:
+def _add_dependency(s: Slice, dll: str, kind, names: list[str], seen: set, imported: dict,
+                    known_by_dll: dict[str, set[str]]) -> None:
+    """``names`` imported from ``dll`` through one more descriptor. ``known_by_dll``: the names
+    already listed per DLL, kept across descriptors (a linker may write one descriptor per
+    import, all naming one DLL: the work stays linear in the imports)."""
     if (dll, kind) not in seen:
         seen.add((dll, kind))
         s.dependencies.append(Dependency(name=dll, kind=kind))
     into = s.imports_from.setdefault(dll, [])
-    known = set(into)
+    known = known_by_dll.setdefault(dll, set())
     for n in names:
         if n not in known:
             known.add(n)
@@ -291,21 +302,28 @@ def _exports(img: _Image, directory: tuple[int, int], s: Slice) -> None:
             blob, base = strings
             find = blob.find
             budget = img.name_budget
+            read: dict[int, bytes] = {}  # RVA -> name: entries sharing a string share it
             for ptr, idx in zip(name_ptrs, ordinals):
                 if idx not in names:
-                    at = ptr - base
-                    nul = find(b"\0", at, at + MAX_NAME)
-                    if nul < 0:
-                        raise MalformedBinary(f"export name at RVA 0x{ptr:x} has no terminating NUL within its section")
-                    budget -= nul - at + 1
-                    if budget < 0:
-                        raise MalformedBinary(f"the names of the image's tables total more than {MAX_NAME_BYTES:,} bytes")
-                    names[idx] = blob[at:nul]
+                    name = read.get(ptr)
+                    if name is None:
+                        at = ptr - base
+                        nul = find(b"\0", at, at + MAX_NAME)
+                        if nul < 0:
+                            raise MalformedBinary(f"export name at RVA 0x{ptr:x} has no terminating NUL within its section")
+                        budget -= nul - at + 1
+                        if budget < 0:
+                            raise MalformedBinary(f"the names of the image's tables total more than {MAX_NAME_BYTES:,} bytes")
+                        name = read[ptr] = blob[at:nul]
+                    names[idx] = name
             img.name_budget = max(budget, 0)
         else:
+            read = {}
             for ptr, idx in zip(name_ptrs, ordinals):
                 if idx not in names:
-                    names[idx] = img.cbytes(ptr, "export name")
+                    if ptr not in read:
+                        read[ptr] = img.cbytes(ptr, "export name")
+                    names[idx] = read[ptr]
     # a compact table (as ELF and Mach-O symbols are kept): the names joined, one type byte each
     kept: list[bytes] = []
     codes = bytearray()
@@ -324,8 +342,20 @@ def _exports(img: _Image, directory: tuple[int, int], s: Slice) -> None:
         else:
             kept.append(name)
             codes.append(func if (lo <= rva < hi or executable(rva)) else data_)
-    offsets = array("Q", accumulate((len(n) + 1 for n in kept[:-1]), initial=0)) if kept else array("Q")
-    s.exports = SymbolTable(b"\0".join(kept) + b"\0" if kept else b"", offsets, bytes(codes), ascending=True)
+    # (each distinct name once in the table's blob: entries that share a name share its offset)
+    where: dict[bytes, int] = {}
+    parts: list[bytes] = []
+    size = 0
+    offsets = array("Q")
+    for name in kept:
+        at = where.get(name)
+        if at is None:
+            at = where[name] = size
+            parts.append(name)
+            size += len(name) + 1
+        offsets.append(at)
+    s.exports = SymbolTable(b"\0".join(parts) + b"\0" if parts else b"", offsets, bytes(codes),
+                            ascending=len(parts) == len(kept))
     s.forwarders = forwarders
 
 

@@ -204,6 +204,10 @@ def symbol_code(binding: str, type_: str) -> int:
 
 
 
+#: names at least this long are decoded once per table and shared (SymbolTable.raw_name)
+SHARED_LENGTH = 256
+
+
 def _restore_table(blob, offsets, codes, versions, vindex, underscore, unique, tails=None, hits=None, narrowed=False):
     if isinstance(blob, memoryview):
         blob = blob.obj if isinstance(blob.obj, bytes) and len(blob.obj) == blob.nbytes else blob.tobytes()
@@ -234,7 +238,7 @@ class SymbolTable(Sequence[Symbol]):
     """
 
     __slots__ = ("blob", "offsets", "codes", "versions", "vindex", "underscore", "_order", "_tails", "hits",
-                 "narrowed", "_ascending")
+                 "narrowed", "_ascending", "_long")
 
     def __init__(self, blob: bytes, offsets: Sequence[int], codes: bytes, versions: tuple[str | None, ...] = (None,),
                  vindex: Sequence[int] | None = None, *, underscore: bool = False, unique: bool = True,
@@ -251,6 +255,10 @@ class SymbolTable(Sequence[Symbol]):
         self.hits: dict[bytes, set[int]] | None = None
         self.narrowed = False
         self._ascending = ascending
+        #: offset -> name, for the names of SHARED_LENGTH characters and more: each is decoded
+        #: once and its str shared by every entry (and Symbol) that names it, so that entries
+        #: pointing at one long string cost that string once
+        self._long: dict[int, str] = {}
 
     def ascending(self) -> bool:
         """Whether ``offsets`` never decrease (ld64 writes a string table in the order of its
@@ -282,9 +290,23 @@ class SymbolTable(Sequence[Symbol]):
         name a string of its own in a new blob (repeats, if this table may have them, kept)."""
         blob, offsets = self.blob, self.offsets
         find = blob.find
-        names = [blob[o:find(b"\0", o)] for o in map(offsets.__getitem__, indices)]
-        new_blob = b"\0".join(names) + b"\0" if names else b""
-        new_offsets = array(offsets.typecode, accumulate((len(n) + 1 for n in names[:-1]), initial=0) if names else ())
+        picked = list(map(offsets.__getitem__, indices))
+        if len(set(picked)) == len(picked):
+            names = [blob[o:find(b"\0", o)] for o in picked]
+            new_blob = b"\0".join(names) + b"\0" if names else b""
+            new_offsets = array(offsets.typecode, accumulate((len(n) + 1 for n in names[:-1]), initial=0) if names else ())
+        else:  # entries that share a string share it in the new blob too
+            where: dict[int, int] = {}
+            parts: list[bytes] = []
+            size = 0
+            for o in picked:
+                if o not in where:
+                    where[o] = size
+                    name = blob[o:find(b"\0", o)]
+                    parts.append(name)
+                    size += len(name) + 1
+            new_blob = b"\0".join(parts) + b"\0"
+            new_offsets = array(offsets.typecode, map(where.__getitem__, picked))
         codes = bytes(map(self.codes.__getitem__, indices))
         vindex = self.vindex
         if vindex is not None:
@@ -305,10 +327,19 @@ class SymbolTable(Sequence[Symbol]):
         blob = self.blob
         start = self.offsets[i]
         end = blob.find(b"\0", start)
-        raw = blob[start:end] if end >= 0 else blob[start:]
+        if end < 0:
+            end = len(blob)
+        if end - start >= SHARED_LENGTH:
+            name = self._long.get(start)
+            if name is not None:
+                return name
+        raw = blob[start:end]
         if self.underscore and raw[:1] == b"_":
             raw = raw[1:]
-        return raw.decode("utf-8", "backslashreplace")
+        name = raw.decode("utf-8", "backslashreplace")
+        if end - start >= SHARED_LENGTH:
+            self._long[start] = name
+        return name
 
     def raw_symbol(self, i: int, demangled: str | None = None) -> Symbol:
         code = self.codes[i]

@@ -97,29 +97,32 @@ def run(args: argparse.Namespace) -> int:
         from wheelaudit.cli.common import UsageError
 
         raise UsageError(f"--find-links {args.find_links}: not a folder")
+    from wheelaudit.binary.budget import Budget
+
+    budget = Budget()  # the run's one budget (wheelaudit.binary.budget)
     if args.env is not None or not paths:  # (an installed environment: wheelaudit.scan.installed)
-        wheels, notes = _environment(args, paths, strings, interest)
+        wheels, notes = _environment(args, paths, strings, interest, budget)
     elif args.together:
         from wheelaudit.scan.together import scan_together
 
         if args.find_links:
             from wheelaudit.scan.find_links import with_providers
 
-            members = [scan(p, strings=strings, interest=interest, jobs=args.jobs) for p in paths]
+            members = [scan(p, strings=strings, interest=interest, jobs=args.jobs, budget=budget) for p in paths]
             merged, providers, notes = with_providers(members, args.find_links, strings=strings,
-                                                      interest=interest, jobs=args.jobs)
+                                                      interest=interest, jobs=args.jobs, budget=budget)
             wheels = [merged]
         else:
-            wheels = [scan_together(paths, strings=strings, interest=interest, jobs=args.jobs)]
+            wheels = [scan_together(paths, strings=strings, interest=interest, jobs=args.jobs, budget=budget)]
     else:
-        wheels = [scan(p, strings=strings, interest=interest, jobs=args.jobs) for p in paths]
+        wheels = [scan(p, strings=strings, interest=interest, jobs=args.jobs, budget=budget) for p in paths]
         if args.find_links:
             from wheelaudit.scan.find_links import with_providers
 
             checked = []
             for w in wheels:
                 merged, found, more = with_providers([w], args.find_links, strings=strings,
-                                                     interest=interest, jobs=args.jobs)
+                                                     interest=interest, jobs=args.jobs, budget=budget)
                 checked.append(merged)
                 providers |= found
                 notes += more
@@ -142,6 +145,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--release checks a release's wheels against each other: not with --env or --together")
     report = audit_wheels(wheels, ruleset, select=select, ignore=ignore, fail_on=args.fail_on, severity=severity,
                           baseline=baseline, release=args.release)
+    report.notes += list(budget.notes.values())  # (what the run's budget cut, said once)
     if args.env is not None:
         report.notes += notes
     if args.find_links:
@@ -151,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
             wr.findings = keep_checked(wr.findings, wr.wheel.origins, providers)
         report.notes += list(dict.fromkeys(notes))
     render = renderer(args.format)
-    with output_stream(args.output, report.exit_code, gate=True) as out:
+    with output_stream(args.output, report.exit_code, budget, gate=True) as out:
         color = False
         if args.format == "text":
             from wheelaudit.render.text import use_color
@@ -169,7 +173,7 @@ def run(args: argparse.Namespace) -> int:
     return 0 if args.exit_zero and report.exit_code == 1 else report.exit_code
 
 
-def _environment(args: argparse.Namespace, paths: list[Path], strings, interest) -> tuple[list, list[str]]:
+def _environment(args: argparse.Namespace, paths: list[Path], strings, interest, budget=None) -> tuple[list, list[str]]:
     """``--env [PATH_OR_PYTHON]``: the environment scanned as one install, and its notes."""
     from wheelaudit.cli.main import UsageError
     from wheelaudit.scan.installed import NotAnEnvironment, scan_environment
@@ -180,7 +184,7 @@ def _environment(args: argparse.Namespace, paths: list[Path], strings, interest)
         raise UsageError("--env audits an installed environment on its own: give it no wheels, --together or --find-links")
     try:
         merged, notes = scan_environment(None if args.env is True else args.env, strings=strings,
-                                         interest=interest, jobs=args.jobs)
+                                         interest=interest, jobs=args.jobs, budget=budget)
     except NotAnEnvironment as exc:
         raise UsageError(f"--env: {exc}") from None
     return [merged], notes

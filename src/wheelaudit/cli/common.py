@@ -154,6 +154,37 @@ def trace_rules(start: Path, rules_arg: str | None, ruleset, origin: Path | None
         trace(f"rules: the [tool.wheelaudit] table of {pyproject}")
 
 
+class _Capped(io.TextIOBase):
+    """A report's stream that draws on the run's output allowance: past it, one line says the
+    report is cut there and the rest is dropped (the exit status is the findings' as ever)."""
+
+    def __init__(self, fh: TextIO, budget) -> None:
+        self.fh, self.budget = fh, budget
+        self.cut: str | None = None
+
+    def writable(self) -> bool:
+        return True
+
+    def isatty(self) -> bool:
+        return bool(getattr(self.fh, "isatty", lambda: False)())
+
+    def flush(self) -> None:
+        self.fh.flush()
+
+    def write(self, s: str) -> int:
+        if self.cut is None:
+            left = self.budget.output
+            if len(s) <= left:
+                self.fh.write(s)
+                self.budget.output = left - len(s)
+            else:
+                self.cut = self.budget.cut(
+                    "output", f"the report is cut after {self.budget.limit_output:,} characters (the run's output budget)")
+                self.fh.write(s[:left] + f"\n[{self.cut}]\n")
+                self.budget.output = 0
+        return len(s)
+
+
 class _Nowhere(io.TextIOBase):
     """A report's stream under ``-qq``: everything written is dropped."""
 
@@ -230,13 +261,22 @@ def _silence_stdout() -> None:
 
 
 @contextlib.contextmanager
-def output_stream(path: str | None, verdict: int = 0, *, gate: bool = False) -> Iterator[TextIO]:
+def output_stream(path: str | None, verdict: int = 0, budget=None, *, gate: bool = False) -> Iterator[TextIO]:
     """Where the report goes: ``path``, else standard output. ``verdict`` is the exit status
     the command has reached (0 or 1); if the report cannot be written (a closed standard
     output, a broken pipe, an unwritable ``--output``) :class:`OutputFailed` carries 1 where
     the verdict was 1, else 2, and one line saying why. A broken pipe on standard output (its
     reader stopped early, as ``head`` does) is no failure of a command that is not a ``gate``
-    (everything but ``check``): :class:`ReaderGone` ends it quietly with ``verdict``."""
+    (everything but ``check``): :class:`ReaderGone` ends it quietly with ``verdict``.
+    ``budget``: the run's (:mod:`wheelaudit.binary.budget`), whose output allowance the report
+    draws on."""
+    if budget is not None:
+        with output_stream(path, verdict, gate=gate) as fh:
+            capped = _Capped(fh, budget)
+            yield capped
+            if capped.cut:
+                print(f"wheelaudit: note: {capped.cut}", file=sys.stderr)
+        return
     if path == "-":  # (the usual spelling of standard output)
         path = None
     cut = _CUT.get()

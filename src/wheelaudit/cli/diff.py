@@ -31,8 +31,11 @@ def run(args: argparse.Namespace) -> int:
     from wheelaudit.render.text import use_color
     from wheelaudit.scan import scan
 
-    old = scan(Path(args.old), jobs=args.jobs)
-    new = scan(Path(args.new), jobs=args.jobs)
+    from wheelaudit.binary.budget import Budget
+
+    budget = Budget()  # the run's one budget (wheelaudit.binary.budget)
+    old = scan(Path(args.old), jobs=args.jobs, budget=budget)
+    new = scan(Path(args.new), jobs=args.jobs, budget=budget)
     d = diff_wheels(old, new)
     with output_stream(args.output) as out:
         if args.format == "json":

@@ -155,7 +155,10 @@ def run(args: argparse.Namespace) -> int:
 
         wheels = [scan_together(paths, jobs=args.jobs)]
     else:
-        wheels = [scan(p, jobs=args.jobs) for p in paths]
+        from wheelaudit.binary.budget import Budget
+
+        budget = Budget()  # the run's one budget (wheelaudit.binary.budget)
+        wheels = [scan(p, jobs=args.jobs, budget=budget) for p in paths]
     with output_stream(args.output) as out:
         docs = []
         for i, wheel in enumerate(wheels):

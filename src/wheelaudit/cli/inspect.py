@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from wheelaudit.cli.common import add_jobs_option, add_output_options, output_stream
 from wheelaudit.cli.common import add_verbosity_options
@@ -36,17 +37,22 @@ def run(args: argparse.Namespace) -> int:
 
     ruleset = resolve_rules(args.rules)
     linkage = ruleset.linkage if ruleset is not None else None
-    wheels = [scan(p, jobs=args.jobs) for p in expand_inputs(args.wheels)]
+    from wheelaudit.binary.budget import Budget
+
+    budget = Budget()  # the run's one budget (wheelaudit.binary.budget)
+    wheels = [scan(p, jobs=args.jobs, budget=budget) for p in expand_inputs(args.wheels)]
+    for note in budget.notes.values():  # (what it cut, said once)
+        print(f"wheelaudit: note: {note}", file=sys.stderr)
     if args.format == "dot":
         from wheelaudit.checks.describe import describe_libraries
         from wheelaudit.render.drawing import dot
 
         described = [(w, describe_libraries(w, ruleset)) for w in wheels]
-        with output_stream(args.output) as out:
+        with output_stream(args.output, budget=budget) as out:
             dot.render_inspect(described, out)
         return 0
     tables = [resolution_table(w, linkage) for w in wheels]  # (keyed by paths inside one wheel)
-    with output_stream(args.output) as out:
+    with output_stream(args.output, budget=budget) as out:
         if args.format == "json":
             import json
 

@@ -31,7 +31,7 @@ KINDS = {
     "count": "a non-negative integer",
     "size": 'a size: a non-negative integer (bytes) or "N UNIT" (B, KB, MB, GB, KiB, MiB, GiB)',
     "date": "a date, 2027-06-30",
-    "regex": "a Python regular expression with a named group (?P<name>...)",
+    "regex": "a regular expression (RE2: no backreferences or lookaround) with a named group (?P<name>...)",
     "strings": "a string or a list of non-empty strings",
     "glob": "a glob",
     "globs": "a glob or a list of globs",

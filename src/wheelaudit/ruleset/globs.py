@@ -43,6 +43,7 @@ __all__ = [
     "any_match",
     "MAX_ALTERNATIVES",
     "MAX_BRACE_DEPTH",
+    "linear_regex",
 ]
 
 MAX_ALTERNATIVES = 1000
@@ -65,6 +66,25 @@ class GlobError(ValueError):
         super().__init__(message)
         self.message = message
         self.pattern = pattern
+
+
+def linear_regex(text: str):
+    """A regular expression of the rules (``[cmake] declares``), compiled by RE2: matching takes
+    time linear in the text, whatever the pattern, since RE2 simulates an automaton and never
+    backtracks. Python's syntax for what RE2 reads (``(?P<name>...)``, classes, ``\\s``, ``\\w``,
+    repetitions); backreferences and lookaround, which need backtracking, are refused.
+    Raises :class:`GlobError` with RE2's reason."""
+    import re2
+
+    options = re2.Options()
+    options.log_errors = False  # (RE2 would write its reason to standard error as well)
+    try:
+        return re2.compile(text, options)
+    except re2.error as exc:
+        reason = exc.args[0] if exc.args else exc
+        if isinstance(reason, bytes):
+            reason = reason.decode("utf-8", "replace")
+        raise GlobError(f"not a regular expression RE2 matches in linear time: {reason}", text) from None
 
 
 # ---------------------------------------------------------------------------------------------

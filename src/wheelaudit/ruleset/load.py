@@ -39,7 +39,7 @@ from wheelaudit.ruleset.conditions import CONDITION_KEYS, KNOWN_OS, Condition, W
 from wheelaudit.ruleset.format import TABLES
 from wheelaudit.model.finding import CODES
 from wheelaudit.model.codes import CodeError, parse_code, parse_selector, parse_severities
-from wheelaudit.ruleset.globs import Glob, GlobError, NotGlob, SymbolPattern
+from wheelaudit.ruleset.globs import Glob, GlobError, NotGlob, SymbolPattern, linear_regex
 
 __all__ = [
     "RulesError",
@@ -341,7 +341,7 @@ class CMakeRule:
     """``[cmake]``: how a hand-written package config declares its targets (WA705)."""
 
     config: list[Glob] = field(default_factory=list)
-    declares: re.Pattern[str] | None = None  # named groups: name, library
+    declares: Any = None  # named groups: name, library (an RE2 pattern: globs.linear_regex)
     namespace: str = ""
     line: int | None = None
     source: str = "<string>"
@@ -1180,9 +1180,9 @@ def _parse_cmake(ctx: _Ctx, value: Any) -> CMakeRule:
     t = ctx.table(value, p, _CMAKE_KEYS, required=TABLES["cmake"].required)
     text = ctx.string(t["declares"], p + ("declares",))
     try:
-        declares = re.compile(text)
-    except re.error as exc:
-        raise ctx.error(p + ("declares",), f"not a regular expression: {exc}") from None
+        declares = linear_regex(text)
+    except GlobError as exc:
+        raise ctx.error(p + ("declares",), str(exc)) from None
     if "name" not in declares.groupindex:
         raise ctx.error(p + ("declares",), "the regular expression needs a named group (?P<name>...)")
     return CMakeRule(

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from wheelaudit.archive import MemberData, MemberReader, WheelSource, open_wheel
+from wheelaudit.binary.budget import Budget
 from wheelaudit.ruleset.conditions import traits_from_tags
 from wheelaudit.model.binary import Binary
 from wheelaudit.model.finding import Finding
@@ -36,7 +37,8 @@ FORCE_WORKERS_ENV = "WHEELAUDIT_FORCE_WORKERS"
 
 def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interest: Interest | None = None,
          jobs: int | None = None, timeout: float | None = None, progress: bool | None = None,
-         source: WheelSource | None = None, only: Callable[[str], bool] | None = None) -> Wheel:
+         source: WheelSource | None = None, only: Callable[[str], bool] | None = None,
+         budget: Budget | None = None) -> Wheel:
     """Scan a ``.whl`` or an unpacked/installed tree.
 
     ``strings`` are byte strings to look for in every binary (the `strings` evidence of the
@@ -50,7 +52,9 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
     see :mod:`wheelaudit.scan.progress`). ``source``: the wheel already opened (an installed
     distribution, :mod:`wheelaudit.archive.installed`), whose ``members`` are what is read and
     ``files()`` what the wheel holds; it is closed here. ``only``: read just the members whose
-    path it accepts (RECORD is then not checked: :mod:`wheelaudit.scan.baseline`).
+    path it accepts (RECORD is then not checked: :mod:`wheelaudit.scan.baseline`). ``budget``: the
+    run's (:mod:`wheelaudit.binary.budget`; a fresh one when None), which the readers, the
+    demangling of names that could explode and the CMake reader draw on.
 
     Raises :class:`wheelaudit.archive.NotAWheel` when ``path`` is not a wheel and
     :class:`ScanFailed` when a worker process dies; every other problem (an unreadable binary,
@@ -60,6 +64,7 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
 
     needles: tuple[bytes, ...] = tuple(dict.fromkeys(s for s in strings if s))
     bound = binary_timeout(timeout)
+    budget = budget if budget is not None else Budget()
     p = Path(path)
     with open_wheel(p) if source is None else source as source:
         files = source.files()
@@ -77,18 +82,18 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
         texts: _Texts | None = None
         with bar:
             if njobs > 1 and len(members) > 1 and can_fork():
-                with Pool(source, needles, interest, bound, njobs, bar.advance) as pool:
+                with Pool(source, needles, interest, bound, njobs, bar.advance, budget) as pool:
                     pool.start(plan(members))
                     # (read while the workers read: WHEEL, METADATA, RECORD, and the text files the
                     # checks need, so that the work after the pool is only what needs its facts)
                     info = source.info
                     record = source.record_checker()
-                    texts = _read_texts(source, info, files, pe=_names_pe(members), native=_names_native(members))
+                    texts = _read_texts(source, info, files, pe=_names_pe(members), native=_names_native(members), budget=budget)
                     outcome = pool.run()
             else:
                 info = source.info
                 record = source.record_checker()
-                outcome = _read_inline(source.reader, members, needles, interest, bound, bar.advance)
+                outcome = _read_inline(source.reader, members, needles, interest, bound, bar.advance, budget)
         libraries: list[Binary] = []
         for i, m in enumerate(members):
             read, binary = outcome[i]
@@ -97,7 +102,7 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
                 libraries.append(binary)
         findings = list(info.problems) + (record.finish() if only is None else [])
         if texts is None:
-            texts = _read_texts(source, info, files, pe=_names_pe(members), native=_names_native(members))
+            texts = _read_texts(source, info, files, pe=_names_pe(members), native=_names_native(members), budget=budget)
         sizes = {m.path: (m.compressed, m.size) for m in members}
         archive_size = os.stat(p).st_size if source.is_zip else None
         surface = texts.surface
@@ -107,6 +112,7 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
     for b in libraries:
         if b.error:
             findings.append(Finding("WA001", f"{b.path}: {b.error}", subject=b.path, paths=[b.path]))
+    _prepare_demangling(libraries, budget)
     wheel = Wheel(
         path=p,
         name=info.name,
@@ -144,13 +150,40 @@ def _names_pe(members) -> bool:
     return any(m.path.lower().endswith((".dll", ".pyd", ".exe")) for m in members)
 
 
+def _prepare_demangling(libraries: list[Binary], budget: Budget) -> None:
+    """The names of the wheel's symbol tables that could explode when demangled, demangled now
+    within the run's budget (:func:`wheelaudit.binary.demangle.prepare`): every later read of
+    them, a lazy one included, finds the answer or the name left mangled."""
+    from wheelaudit.binary.demangle import prepare
+    from wheelaudit.binary.demangle_guard import GUARD_LENGTH
+    from wheelaudit.binary.symbols import SymbolTable
+
+    def long_names(table) -> Iterable[str]:
+        if isinstance(table, SymbolTable):
+            head = b"__Z" if table.underscore else b"_Z"
+            for raw in table.blob.split(b"\0"):
+                if len(raw) >= GUARD_LENGTH and raw.startswith(head):
+                    yield raw[len(head) - 2:].decode("utf-8", "backslashreplace")
+        else:
+            for sym in table:
+                if len(sym.name) >= GUARD_LENGTH and sym.name[:2] == "_Z":
+                    yield sym.name
+
+    for b in libraries:
+        for sl in b.slices:
+            prepare(long_names(sl.exports), budget)
+            prepare(long_names(sl.locals), budget)
+            prepare((n for n in sl.imports if len(n) >= GUARD_LENGTH), budget)
+
+
 def _names_native(members) -> bool:
     """Whether a member is named as a native library or module (``.so``, ``.so.N``, ``.dylib``,
     ``.pyd``, ``.dll``): only then can the import order matter."""
     return any(m.path.lower().endswith((".so", ".dylib", ".pyd", ".dll")) or ".so." in m.path for m in members)
 
 
-def _read_texts(source: WheelSource, info, files: list[str], pe: bool, native: bool = True) -> _Texts:
+def _read_texts(source: WheelSource, info, files: list[str], pe: bool, native: bool = True,
+                budget: Budget | None = None) -> _Texts:
     """The facts the wheel's text files (of ``files``) give: its consumer surface, for a wheel
     with PE binaries (``pe``) its import-time DLL folders and preloads, and for a wheel with
     native members (``native``) what its modules import and load at import time."""
@@ -163,7 +196,7 @@ def _read_texts(source: WheelSource, info, files: list[str], pe: bool, native: b
         from wheelaudit.surface import read_surface
 
         oses = traits_from_tags(info.tags, info.version, name=info.name).os
-        surface = read_surface(files, text_of, platform=next(iter(oses)) if len(oses) == 1 else None)
+        surface = read_surface(files, text_of, platform=next(iter(oses)) if len(oses) == 1 else None, budget=budget)
     loads = None
     if pe:
         from wheelaudit.archive.dll_directories import import_time_loads
@@ -181,9 +214,9 @@ def _import_events(source: WheelSource) -> dict[str, list]:
     return import_events(source.files(), lambda member: source.read_text(member, MAX_BYTES + 1)[0])
 
 
-def _read_inline(reader: MemberReader, members, needles, interest, timeout, progress) -> Outcome:
+def _read_inline(reader: MemberReader, members, needles, interest, timeout, progress, budget=None) -> Outcome:
     out: Outcome = {}
     for batch in plan(members):
         for i in batch:
-            out[i] = read_member(reader, members[i], needles, interest, timeout, progress)
+            out[i] = read_member(reader, members[i], needles, interest, timeout, progress, budget=budget)
     return out

@@ -153,7 +153,7 @@ def keep_checked(findings: list[Finding], origins: dict[str, str], providers: se
 
 
 def with_providers(members: list[Wheel], directory: str | os.PathLike[str], *, strings=(), interest=None,
-                   jobs: int | None = None) -> tuple[Wheel, set[str], list[str]]:
+                   jobs: int | None = None, budget=None) -> tuple[Wheel, set[str], list[str]]:
     """The checked wheel(s) ``members`` (already scanned) laid out with the provider wheels
     :func:`find_providers` finds for them: (the wheel to audit, the providers' labels, notes).
 
@@ -175,7 +175,7 @@ def with_providers(members: list[Wheel], directory: str | os.PathLike[str], *, s
             found.setdefault(p, None)
     provider_wheels: list[Wheel] = []
     for p in found:
-        pw = scan(p, strings=tuple(strings), interest=interest, jobs=jobs)
+        pw = scan(p, strings=tuple(strings), interest=interest, jobs=jobs, budget=budget)
         if pw.name and canonicalize_name(pw.name) in given:
             continue
         given.add(canonicalize_name(pw.name) if pw.name else str(p))

@@ -38,7 +38,8 @@ __all__ = ["scan_environment", "NotAnEnvironment"]
 
 
 def scan_environment(target: str | os.PathLike[str] | None, *, strings: Iterable[bytes] = (),
-                     interest: Interest | None = None, jobs: int | None = None) -> tuple[TogetherWheel, list[str]]:
+                     interest: Interest | None = None, jobs: int | None = None,
+                     budget=None) -> tuple[TogetherWheel, list[str]]:
     """Scan the environment ``target`` means (:func:`wheelaudit.archive.installed.locate`; None:
     this interpreter's) as one install. Returns the merged tree, whose ``path`` is the
     site-packages folder and whose ``members`` are the distributions, and notes (what was
@@ -61,7 +62,7 @@ def scan_environment(target: str | os.PathLike[str] | None, *, strings: Iterable
     for d in dists:
         record[d.path] = d.record
         sizes = {m.path: (m.size, m.size) for m in d.all_members}
-        w = scan(d.path, strings=needles, interest=interest, jobs=jobs, source=d)
+        w = scan(d.path, strings=needles, interest=interest, jobs=jobs, source=d, budget=budget)
         w.sizes = sizes
         scanned.append(w)
 

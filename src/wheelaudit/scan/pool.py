@@ -75,8 +75,9 @@ class Pool:
     """``njobs`` workers reading the members of ``source``."""
 
     def __init__(self, source: WheelSource, needles: tuple[bytes, ...], interest: Interest | None,
-                 timeout: float, njobs: int, progress: Callable[[int], None] | None = None) -> None:
+                 timeout: float, njobs: int, progress: Callable[[int], None] | None = None, budget=None) -> None:
         self.source, self.needles, self.interest, self.timeout = source, needles, interest, timeout
+        self.budget = budget  # the run's: each worker spends a copy (the deadline is shared)
         self.njobs, self.progress = njobs, progress
         self.workers: list[_Worker] = []
         self.pending: deque[list[int]] = deque()
@@ -267,7 +268,8 @@ def _read_sending(reader: MemberReader, m, idx: int, pool: Pool, res_w: int) -> 
     def on_native(read: Read) -> None:
         _send(res_w, ("rec", idx, tuple(read)))
 
-    read, binary = read_member(reader, m, pool.needles, pool.interest, pool.timeout, on_native=on_native)
+    read, binary = read_member(reader, m, pool.needles, pool.interest, pool.timeout, on_native=on_native,
+                               budget=pool.budget)
     if binary is not None:
         _send(res_w, ("bin", idx, binary))
     return read, binary

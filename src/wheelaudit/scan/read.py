@@ -41,9 +41,11 @@ def timed_out(path: str, fmt: str, size: int, timeout: float) -> Binary:
 
 def read_member(reader: MemberReader, m: Member, needles: tuple[bytes, ...], interest: Interest | None,
                 timeout: float, progress: Callable[[int], None] | None = None,
-                on_native: Callable[[Read], None] | None = None) -> tuple[Read, Binary | None]:
+                on_native: Callable[[Read], None] | None = None, budget=None) -> tuple[Read, Binary | None]:
     """Read ``m``: its record, and its facts when it is a native binary (else None).
-    ``on_native(record)`` is called once a native member is read, before it is parsed."""
+    ``on_native(record)`` is called once a native member is read, before it is parsed.
+    ``budget``: the run's (:mod:`wheelaudit.binary.budget`): the time bound is cut to what the
+    run has left, and the reader demangles within it."""
     md = reader.read(m, needles, progress)
     read = Read(md.format, md.digest, md.size, md.error)
     if md.format is None:
@@ -60,11 +62,11 @@ def read_member(reader: MemberReader, m: Member, needles: tuple[bytes, ...], int
 
         used = PrecomputedStrings(needles, md.search)
     try:
-        with _TimeBound(timeout):
+        with _TimeBound(budget.bound(timeout) if budget is not None else timeout):
             if interest is None or interest.signatures:
-                binary = read_binary(data, m.path, used)
+                binary = read_binary(data, m.path, used, budget)
             else:  # (a baseline read for its ABI: wheelaudit.scan.baseline)
-                binary = read_binary(data, m.path, used, signatures=False)
+                binary = read_binary(data, m.path, used, budget, signatures=False)
         return read, (refine(binary, interest) if binary is not None else None)
     except _ParseTimeout:
         return read, timed_out(m.path, md.format, md.size, timeout)

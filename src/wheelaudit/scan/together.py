@@ -89,10 +89,10 @@ def label(w: Wheel) -> str:
 
 
 def scan_together(paths: Sequence[str | os.PathLike[str]], *, strings: Iterable[bytes] = (),
-                  interest: Interest | None = None, jobs: int | None = None) -> TogetherWheel:
+                  interest: Interest | None = None, jobs: int | None = None, budget=None) -> TogetherWheel:
     """Scan each wheel (``.whl`` or unpacked tree) and merge them into one install.
 
-    ``strings``, ``interest`` and ``jobs`` are passed to :func:`wheelaudit.scan`. Raises
+    ``strings``, ``interest``, ``jobs`` and ``budget`` (the run's) are passed to :func:`wheelaudit.scan`. Raises
     :class:`~wheelaudit.archive.NotAWheel` for a path that is not a wheel and
     :class:`NotTogether` when the wheels cannot be one install (the same distribution twice).
     """
@@ -102,7 +102,7 @@ def scan_together(paths: Sequence[str | os.PathLike[str]], *, strings: Iterable[
     scanned: list[Wheel] = []
     seen: dict[str, Wheel] = {}
     for p in paths:
-        w = scan(p, strings=needles, interest=interest, jobs=jobs)
+        w = scan(p, strings=needles, interest=interest, jobs=jobs, budget=budget)
         _check_distinct(w, seen)
         scanned.append(w)
     return merge_wheels(scanned)

@@ -13,6 +13,7 @@ import zipfile
 import zlib
 from collections.abc import Callable, Iterable
 
+from wheelaudit.binary.budget import Budget
 from wheelaudit.surface.cmake import SurfaceError, read_cmake
 from wheelaudit.surface.model import (PREFIX, SITE, ConfigVariable, ImportedTarget, Layout, PackageConfig, PkgConfigFile, Ref,
                     Surface)
@@ -28,13 +29,14 @@ def has_surface(files: Iterable[str]) -> bool:
 
 
 def read_surface(files: Iterable[str], read_text: Callable[[str], str | None], *,
-                 platform: str | None = None) -> Surface:
+                 platform: str | None = None, budget: Budget | None = None) -> Surface:
     """Read every CMake and pkg-config file of a wheel. Never raises on the files' content: a
     file that cannot be read is listed in ``problems``.
 
     ``platform`` (``"linux"``, ``"macos"``, ``"windows"``; None: unknown, e.g. a pure wheel) is where
     the wheel's consumers build: it decides ``if(WIN32)`` / ``if(APPLE)`` / ``if(UNIX)`` branches;
-    unknown, both ways are read."""
+    unknown, both ways are read. ``budget``: the run's, which the CMake reader draws on (a fresh
+    one when None)."""
     files = list(files)
     # (the CMake and pkg-config files first: the readers then see those, not every member)
     surface_files = [f for f in files if f[-6:] == ".cmake" or f[-3:] == ".pc"]
@@ -50,7 +52,7 @@ def read_surface(files: Iterable[str], read_text: Callable[[str], str | None], *
         except (zipfile.BadZipFile, zlib.error, OSError, EOFError, ValueError, NotImplementedError, RuntimeError):
             return None
 
-    reader = read_cmake(surface_files, guarded, layout, platform)
+    reader = read_cmake(surface_files, guarded, layout, platform, budget)
     targets, configs, exports = reader.result
     pcs, pc_problems = read_pkgconfig(surface_files, guarded, layout)
     problems = sorted({**reader.problems, **pc_problems}.items())

@@ -25,15 +25,21 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from wheelaudit.ruleset.globs import Glob, GlobError
+from wheelaudit.binary.budget import Budget, BudgetSpent
+from wheelaudit.ruleset.globs import Glob, GlobError, linear_regex
 from wheelaudit.surface.model import ConfigVariable, Declaration, ImportedTarget, Layout, PackageConfig, Ref, display
 
 MAX_DEPTH = 16  # nested include()s
 MAX_FILES = 256  # files read per package config
-MAX_STEPS = 200_000  # commands run per package config (foreach bodies count each time)
+MAX_NESTING = 100  # blocks (if, foreach) open at once, includes counted through
 MAX_VALUE = 1 << 20  # characters in one expanded value
 MAX_ITEMS = 10_000  # items of one foreach
-MAX_EXPANDED = 64 << 20  # characters expanded in all per package config
+# (the commands run and the characters expanded are drawn from the run's one Budget, over all the
+# package configs of the run: binary/budget.py)
+
+#: block commands and what closes them; elseif/else are middles of if only
+_OPENS = {"if": "endif", "function": "endfunction", "macro": "endmacro", "while": "endwhile", "foreach": "endforeach"}
+_CLOSES = {v: k for k, v in _OPENS.items()}
 
 
 class SurfaceError(ValueError):
@@ -78,7 +84,46 @@ _TOKEN = re.compile(r"""
 
 def tokenize(text: str) -> list[Command]:
     """The command invocations of a CMake file. Raises :class:`SurfaceError` on malformed text."""
-    out: list[Command] = []
+    out, error = tokenize_prefix(text)
+    if error is not None:
+        raise error
+    return out
+
+
+def tokenize_prefix(text: str) -> tuple[list[Command], SurfaceError | None]:
+    """The command invocations of a CMake file up to its first syntax error, and that error (None
+    when there is none): what can be read of a malformed file is still read."""
+    try:
+        return _tokenize(text, []), None
+    except _Malformed as exc:
+        return exc.commands, exc.error
+
+
+class _Malformed(Exception):
+    def __init__(self, error: SurfaceError, commands: list[Command]) -> None:
+        self.error, self.commands = error, commands
+
+
+def _tokenize(text: str, out: list[Command]) -> list[Command]:
+    try:
+        return _tokenize_raw(text, out)
+    except SurfaceError as exc:
+        raise _Malformed(exc, _with_lines(text, out)) from None
+
+
+def _with_lines(text: str, out: list[Command]) -> list[Command]:
+    """``out`` (offsets in ``line``) with line numbers, in one pass."""
+    if not out:
+        return out
+    lines, last, count = [], 0, 1
+    for c in out:
+        count += text.count("\n", last, c.line)
+        last = c.line
+        lines.append(Command(c.name, c.args, count))
+    return lines
+
+
+def _tokenize_raw(text: str, out: list[Command]) -> list[Command]:
     n = len(text)
     pos = 0
     name: str | None = None  # the command whose arguments are being read
@@ -142,14 +187,28 @@ def tokenize(text: str) -> list[Command]:
         pos = end
     if name is not None:
         raise SurfaceError(f"line {line_at(cmd_pos)}: command {name}: unbalanced parentheses")
-    # line numbers, for messages: from the offsets, in one pass
-    if out:
-        lines, last, count = [], 0, 1
-        for c in out:
-            count += text.count("\n", last, c.line)
-            last = c.line
-            lines.append(Command(c.name, c.args, count))
-        out = lines
+    return _with_lines(text, out)
+
+
+def block_structure(commands: list[Command]) -> dict[int, tuple[list[int], int]]:
+    """Opening command index -> (indices of its elseif/else, index of its closing command), in one
+    pass. A block is closed by the next closing command of its own kind at its own depth, counted
+    in that kind only (what CMake's parser does for well-formed files; the reader's answer for the
+    others); an opener without its closer has no entry."""
+    stacks: dict[str, list[int]] = {k: [] for k in _OPENS}
+    middles: dict[int, list[int]] = {}
+    out: dict[int, tuple[list[int], int]] = {}
+    for j, c in enumerate(commands):
+        name = c.name
+        if name in _OPENS:
+            stacks[name].append(j)
+        elif name in _CLOSES:
+            stack = stacks[_CLOSES[name]]
+            if stack:
+                opener = stack.pop()
+                out[opener] = (middles.pop(opener, []), j)
+        elif name in ("elseif", "else") and stacks["if"]:
+            middles.setdefault(stacks["if"][-1], []).append(j)
     return out
 
 
@@ -258,8 +317,8 @@ class _Run:
         self.reached: list[str] = []
         self.unresolved_includes: list[str] = []
         self.variables: list[ConfigVariable] = []
-        self.steps = 0
-        self.expanded = 0
+        self.budget = reader.budget
+        self.nesting = 0
         self.depth = 0
         self.root = root
         self.stack: list[str] = []
@@ -271,9 +330,9 @@ class _Run:
             if "{" not in text:
                 return text
             new = _VAR_REF.sub(self._lookup, text)
-            self.expanded += len(new)
-            if len(new) > MAX_VALUE or self.expanded > MAX_EXPANDED:
+            if len(new) > MAX_VALUE:
                 raise SurfaceError("variables expand beyond the bound")
+            self.budget.build(len(new))
             if new == text:
                 return text
             text = new
@@ -331,34 +390,31 @@ class _Run:
     def current(self) -> str:
         return self.stack[-1]
 
-    def _match_end(self, commands: list[Command], i: int, end: int, opens: set[str], closes: str,
-                   middles: set[str] = frozenset()) -> tuple[list[int], int]:  # type: ignore[assignment]
-        """Indices of the middle keywords (elseif/else) at this level and of the closing one."""
-        depth = 0
-        mids: list[int] = []
-        j = i + 1
-        while j < end:
-            name = commands[j].name
-            if name in opens:
-                depth += 1
-            elif name == closes:
-                if depth == 0:
-                    return mids, j
-                depth -= 1
-            elif depth == 0 and name in middles:
-                mids.append(j)
-            j += 1
-        raise SurfaceError(f"line {commands[i].line}: {commands[i].name}() without {closes}()")
+    def _match_end(self, commands: list[Command], i: int, end: int) -> tuple[list[int], int]:
+        """Indices of the middle keywords (elseif/else) of the block opened at ``i`` and of its
+        closing one, which must come before ``end``."""
+        found = self.reader.structure(commands).get(i)
+        if found is None or found[1] >= end:
+            raise SurfaceError(f"line {commands[i].line}: {commands[i].name}() without {_OPENS[commands[i].name]}()")
+        return found
 
     def block(self, commands: list[Command], i: int, end: int, certain: bool) -> None:
+        if self.nesting >= MAX_NESTING:
+            raise SurfaceError(f"line {commands[i - 1].line if i else 1}: blocks nest deeper than {MAX_NESTING}")
+        self.nesting += 1
+        try:
+            self._block(commands, i, end, certain)
+        finally:
+            self.nesting -= 1
+
+    def _block(self, commands: list[Command], i: int, end: int, certain: bool) -> None:
+        step = self.budget.step
         while i < end:
-            self.steps += 1
-            if self.steps > MAX_STEPS:
-                raise SurfaceError(f"more than {MAX_STEPS} commands run")
+            step()
             cmd = commands[i]
             name = cmd.name
             if name == "if":
-                mids, close = self._match_end(commands, i, end, {"if"}, "endif", {"elseif", "else"})
+                mids, close = self._match_end(commands, i, end)
                 bounds = [i] + mids + [close]
                 for k in range(len(bounds) - 1):
                     head = commands[bounds[k]]
@@ -373,16 +429,12 @@ class _Run:
                         break
                 i = close + 1
                 continue
-            if name in ("function", "macro"):
-                _, close = self._match_end(commands, i, end, {name}, "end" + name)
-                i = close + 1
-                continue
-            if name == "while":
-                _, close = self._match_end(commands, i, end, {"while"}, "endwhile")
+            if name in ("function", "macro", "while"):
+                _, close = self._match_end(commands, i, end)
                 i = close + 1
                 continue
             if name == "foreach":
-                _, close = self._match_end(commands, i, end, {"foreach"}, "endforeach")
+                _, close = self._match_end(commands, i, end)
                 args = self.args(cmd)
                 if args:
                     var, items = args[0], self.foreach_items(args[1:])
@@ -787,17 +839,21 @@ class CMakeReader:
     """Reads every CMake file of a wheel (see the module's docstring)."""
 
     def __init__(self, files: list[str], read_text: Callable[[str], str | None], layout: Layout,
-                 platform: str | None = None) -> None:
+                 platform: str | None = None, budget: Budget | None = None) -> None:
         self.files = files
         self.platform = platform
         self.read_text = read_text
         self.layout = layout
+        self.budget = budget if budget is not None else Budget()
         self._commands: dict[str, list[Command]] = {}
+        self._structure: dict[int, dict[int, tuple[list[int], int]]] = {}
         self.problems: dict[str, str] = {}
         self.texts: dict[str, str] = {}
         self.result: tuple[list[ImportedTarget], list[PackageConfig], dict[str, bool]] = ([], [], {})
 
     def commands(self, member: str) -> list[Command]:
+        """The commands of ``member``; of a malformed one, those before its first syntax error (the
+        error is kept in ``problems``): a config with a syntax error still shows what it declares."""
         cached = self._commands.get(member)
         if cached is not None:
             return cached
@@ -808,13 +864,18 @@ class CMakeReader:
             self.problems[member] = "could not be read as text"
             raise SurfaceError(self.problems[member])
         self.texts[member] = text
-        try:
-            cmds = tokenize(text)
-        except SurfaceError as exc:
-            self.problems[member] = str(exc)
-            raise
+        cmds, error = tokenize_prefix(text)
+        if error is not None:
+            self.problems[member] = str(error)
         self._commands[member] = cmds
         return cmds
+
+    def structure(self, commands: list[Command]) -> dict[int, tuple[list[int], int]]:
+        """:func:`block_structure` of a file's commands, found once per file."""
+        found = self._structure.get(id(commands))
+        if found is None:
+            found = self._structure[id(commands)] = block_structure(commands)
+        return found
 
     def read(self) -> tuple[list[ImportedTarget], list[PackageConfig], dict[str, bool]]:
         cmake_files = sorted(f for f in self.files if f[-6:] == ".cmake")
@@ -828,7 +889,7 @@ class CMakeReader:
             run = _Run(self, f, live=True)
             try:
                 run.run_file(f)
-            except SurfaceError as exc:
+            except (SurfaceError, BudgetSpent) as exc:
                 self.problems.setdefault(f, str(exc))
             pc = PackageConfig(path=f, package=package_name(base), includes=[r for r in run.reached if r != f],
                                unresolved_includes=run.unresolved_includes, variables=run.variables)
@@ -852,7 +913,7 @@ class CMakeReader:
             run = _Run(self, f, live=False)
             try:
                 run.run_file(f)
-            except SurfaceError as exc:
+            except (SurfaceError, BudgetSpent) as exc:
                 self.problems.setdefault(f, str(exc))
             for t in run.targets.values():
                 if (t.name, t.export_file) not in targets:
@@ -864,21 +925,23 @@ class CMakeReader:
 
 
 def read_cmake(files: Iterable[str], read_text: Callable[[str], str | None],
-               layout: Layout | None = None, platform: str | None = None) -> CMakeReader:
+               layout: Layout | None = None, platform: str | None = None, budget: Budget | None = None) -> CMakeReader:
     """Read every CMake file of a wheel: the reader's ``result`` is (targets, package configs,
-    export files -> live); ``problems`` (path -> why) and ``texts`` (path -> text) are kept."""
+    export files -> live); ``problems`` (path -> why) and ``texts`` (path -> text) are kept.
+    ``budget``: the run's (a fresh one when None)."""
     files = list(files)
-    reader = CMakeReader(files, read_text, layout or Layout(files), platform)
+    reader = CMakeReader(files, read_text, layout or Layout(files), platform, budget)
     reader.result = reader.read()
     return reader
 
 
 def read_declarations(files: Iterable[str], read_text: Callable[[str], str | None], config: Iterable[str],
-                      declares: str | re.Pattern[str], namespace: str = "") -> list[Declaration]:
+                      declares, namespace: str = "") -> list[Declaration]:
     """Targets a hand-written package config declares, found by the ``[cmake]`` table's
     ``declares`` regex (named groups ``name`` and ``library``) in each file that a ``config`` glob
-    matches."""
-    rx = re.compile(declares) if isinstance(declares, str) else declares
+    matches. A text is compiled by RE2 (:func:`~wheelaudit.ruleset.globs.linear_regex`: linear
+    matching); a compiled pattern is used as it is."""
+    rx = linear_regex(declares) if isinstance(declares, str) else declares
     globs = [Glob(c) if isinstance(c, str) else c for c in config]
     out = []
     for f in sorted(files):
