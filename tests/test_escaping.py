@@ -66,3 +66,14 @@ def test_the_other_commands_show_names_escaped(evil_wheel, capsys, cmd):
     main(args)
     out, _ = capsys.readouterr()
     assert "\x1b" not in out and not any(ln.lstrip().startswith("::error") for ln in out.splitlines()), out
+
+
+@pytest.mark.parametrize("fmt", ["text", "github", "junit", "markdown", "html"])
+def test_a_member_name_cannot_write_into_the_ci_log(tmp_path, capsys, fmt):
+    # (a finding's path is the member's name: in a table cell, inline code, an annotation's file)
+    bad = "pkg/x\x1b[2J\u202e.so"
+    wheel = tmp_path / f"fuzz-1.0-{TAG}.whl"
+    wheel.write_bytes(tiny_wheel([(bad, b"\x7fELF" + b"\0" * 60)], tag=TAG))
+    assert main(["check", str(wheel), "--format", fmt, "--select", "WA001"]) == 1
+    out, _err = capsys.readouterr()
+    assert "\x1b" not in out and "\u202e" not in out

@@ -46,7 +46,7 @@ def code_cell(value: str) -> str:
         return ""
     if "`" in value or "\n" in value or "\r" in value:
         return cell(value)
-    return "`" + value.replace("|", "\\|") + "`"
+    return "`" + visible(value).replace("|", "\\|") + "`"
 
 
 def member(f: Finding) -> str:
