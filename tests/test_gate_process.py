@@ -314,7 +314,19 @@ def test_a_failed_fork_is_exit_2_with_a_message(tmp_path, jobs):
             pytest.skip("running as root without setpriv")
         cmd = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", *cmd]
     shared = Path(tempfile.mkdtemp())
+    opened: list[tuple[Path, int]] = []
     try:
+        if os.geteuid() == 0:
+            # the other user must reach the checkout (its venv, the package); a clone made in a
+            # private folder (mktemp -d) is not: let it search the folders above, for this test only
+            import wheelaudit
+
+            folders = {*Path(sys.prefix).parents, *Path(wheelaudit.__file__).resolve().parents}
+            for d in sorted(folders, key=lambda f: len(f.parts)):
+                mode = d.stat().st_mode
+                if d.stat().st_uid == 0 and not mode & 0o001:
+                    opened.append((d, mode))
+                    d.chmod(mode | 0o001)
         shared.chmod(0o755)
         (shared / wheel.name).write_bytes(wheel.read_bytes())
         (shared / wheel.name).chmod(0o644)
@@ -326,6 +338,8 @@ def test_a_failed_fork_is_exit_2_with_a_message(tmp_path, jobs):
                            preexec_fn=one_process, start_new_session=True)
     finally:
         shutil.rmtree(shared)
+        for d, mode in reversed(opened):
+            d.chmod(mode & 0o7777)
     assert p.returncode == 2, (p.returncode, p.stdout, p.stderr)
     assert "fork() failed" in p.stderr and "Traceback" not in p.stderr, p.stderr
     assert p.stdout == ""
