@@ -63,10 +63,10 @@ def detect(head: bytes, path: str | None = None) -> Format | None:
         return "elf"
     if head[:4] in MACHO_MAGICS:
         return "macho"
-    if head[:4] in FAT_MAGICS and len(head) >= 8:
+    if head[:4] in FAT_MAGICS:
         if path is not None and native_name(path):
-            return "macho"
-        nfat = int.from_bytes(head[4:8], "big")
+            return "macho"  # (the reader judges it, a header cut short too)
+        nfat = int.from_bytes(head[4:8], "big") if len(head) >= 8 else 0
         return "macho" if 0 < nfat < 45 else None
     if head[:2] == PE_MAGIC:
         return "pe"
