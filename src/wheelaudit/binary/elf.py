@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import operator
 import struct
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from itertools import repeat
 
@@ -776,27 +776,20 @@ class _Reader:
         exports: list[Symbol] = []
         imports: list[str] = []
         seen_imports: set[str] = set()
-        is_text, text = _text(strtab)
-        nul = "\0" if is_text else b"\0"
-        find = text.find
+        at, decode = self.names_at(strtab)
         demangle = partial(_demangle.demangle, budget=self.budget)
         make = make_symbol
         classes = _EXPORT_CLASS
         rows = struct.iter_unpack(fmt, raw)
         next(rows, None)  # the null symbol
         i = 0
-        at: dict[int, str] = {}  # name offset -> its string, decoded once (entries may share one)
         for st_name, info, other, shndx in rows:
             i += 1
             if not st_name:
                 continue
             name = at.get(st_name)
             if name is None:
-                end = find(nul, st_name)
-                if end < 0:
-                    self.string(strtab, st_name, f"dynamic symbol {i}")  # raises with the reason
-                name = at[st_name] = (text[st_name:end] if is_text
-                                      else text[st_name:end].decode("utf-8", "backslashreplace"))
+                name = decode(st_name, f"dynamic symbol {i}")
             if "@" in name:
                 name = name.split("@", 1)[0]
                 if not name:
@@ -842,15 +835,12 @@ class _Reader:
         fast = self.fast_symtab(raw, count, entsize, strtab)
         if fast is not None:
             return fast
-        is_text, text = _text(strtab)
-        nul = "\0" if is_text else b"\0"
-        find = text.find
+        at, decode = self.names_at(strtab)
         demangle = partial(_demangle.demangle, budget=self.budget)
         make = make_symbol
         classes = _LOCAL_CLASS
         out: list[Symbol] = []
         seen: set[tuple[str, str]] = set()
-        at: dict[int, str] = {}  # name offset -> its string, decoded once (entries may share one)
         for i, (st_name, info, other, shndx) in enumerate(struct.iter_unpack(fmt, raw)):
             if shndx == SHN_UNDEF or not st_name:
                 continue
@@ -859,11 +849,7 @@ class _Reader:
                 continue
             name = at.get(st_name)
             if name is None:
-                end = find(nul, st_name)
-                if end < 0:
-                    self.string(strtab, st_name, f".symtab symbol {i}")  # raises with the reason
-                name = at[st_name] = (text[st_name:end] if is_text
-                                      else text[st_name:end].decode("utf-8", "backslashreplace"))
+                name = decode(st_name, f".symtab symbol {i}")
             if "@" in name:
                 name = name.split("@", 1)[0]
                 if not name:
@@ -911,6 +897,24 @@ class _Reader:
                 return False
             at = strtab.find(b"@", strtab.find(b"\0", at) + 1) if strtab.find(b"\0", at) >= 0 else -1
         return True
+
+    def names_at(self, strtab) -> tuple[dict[int, str], Callable[[int, str], str]]:
+        """The names of ``strtab`` by offset, each decoded once (symbol entries may share one):
+        the cache a symbol loop looks in, and the decoder it calls on a miss (which raises with the
+        reason, naming ``what``, for a name that runs past the table)."""
+        is_text, text = _text(strtab)
+        nul = "\0" if is_text else b"\0"
+        find = text.find
+        at: dict[int, str] = {}
+
+        def decode(off: int, what: str) -> str:
+            end = find(nul, off)
+            if end < 0:
+                self.string(strtab, off, what)  # raises with the reason
+            name = at[off] = text[off:end] if is_text else text[off:end].decode("utf-8", "backslashreplace")
+            return name
+
+        return at, decode
 
     def fast_dynsym(self, raw: bytes, count: int, entsize: int, strtab: bytes, versym, vmap: list):
         if count < 2 or len(raw) != count * entsize or not strtab.isascii():

@@ -158,12 +158,18 @@ def _prepare_demangling(libraries: list[Binary], budget: Budget) -> None:
     from wheelaudit.binary.demangle_guard import GUARD_LENGTH
     from wheelaudit.binary.symbols import SymbolTable
 
+    import re
+
+    # a name of the joined table (NUL-separated) that starts with the mangling prefix and is at
+    # least GUARD_LENGTH long, found by the regex engine instead of a split of every name
+    pattern = {head: re.compile(rb"(?:^|(?<=\0))" + head + rb"[^\0]{%d,}" % (GUARD_LENGTH - len(head)))
+               for head in (b"_Z", b"__Z")}
+
     def long_names(table) -> Iterable[str]:
         if isinstance(table, SymbolTable):
             head = b"__Z" if table.underscore else b"_Z"
-            for raw in table.blob.split(b"\0"):
-                if len(raw) >= GUARD_LENGTH and raw.startswith(head):
-                    yield raw[len(head) - 2:].decode("utf-8", "backslashreplace")
+            for m in pattern[head].finditer(table.blob):
+                yield m.group()[len(head) - 2:].decode("utf-8", "backslashreplace")
         else:
             for sym in table:
                 if len(sym.name) >= GUARD_LENGTH and sym.name[:2] == "_Z":
@@ -202,16 +208,16 @@ def _read_texts(source: WheelSource, info, files: list[str], pe: bool, native: b
         from wheelaudit.archive.dll_directories import import_time_loads
 
         loads = import_time_loads(files, text_of)
-    return _Texts(surface, loads, _import_events(source) if native else {})
+    return _Texts(surface, loads, _import_events(source, files) if native else {})
 
 
-def _import_events(source: WheelSource) -> dict[str, list]:
+def _import_events(source: WheelSource, files: list[str]) -> dict[str, list]:
     """What the wheel's Python modules import and load at import time
     (:func:`wheelaudit.archive.load_order.import_events`): read only for a wheel with native
     members, the only thing the load model orders (while the workers read the binaries)."""
     from wheelaudit.archive.load_order import MAX_BYTES, import_events
 
-    return import_events(source.files(), lambda member: source.read_text(member, MAX_BYTES + 1)[0])
+    return import_events(files, lambda member: source.read_text(member, MAX_BYTES + 1)[0])
 
 
 def _read_inline(reader: MemberReader, members, needles, interest, timeout, progress, budget=None) -> Outcome:
