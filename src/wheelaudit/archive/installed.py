@@ -46,7 +46,8 @@ from wheelaudit.archive.record import RECORD_LIMIT, RecordChecker
 from wheelaudit.archive.source import WheelSource, read_small_file
 from wheelaudit.archive.zipdir import Member
 from wheelaudit.binary import MAGIC_SIZE, detect
-from wheelaudit.model.finding import Finding, examples
+from wheelaudit.model.finding import Finding
+from wheelaudit.model.messages import examples, plural
 
 __all__ = ["NotAnEnvironment", "Site", "Environment", "InstalledDist", "locate", "installed_dists", "NEVER_NATIVE"]
 
@@ -346,7 +347,7 @@ def open_installed(site: Site, dist_info: str, notes: list[str],
         where_record = f"{dist_info}/RECORD"
         problems.append(Finding(
             "WA002",
-            f"RECORD lists {len(missing)} file{'s' if len(missing) != 1 else ''} that {'are' if len(missing) != 1 else 'is'}"
+            f"RECORD lists {plural(len(missing), 'file')} that {'are' if len(missing) != 1 else 'is'}"
             f" not installed: {examples(missing, 5)} (removed after installing, or another distribution's"
             " uninstall took them): the installed distribution no longer matches its RECORD",
             subject=where_record, paths=sorted(missing)))
@@ -455,7 +456,7 @@ def unlisted_native(site: Site, dists: list[InstalledDist], limit: int = 500_000
             f"lists: {examples(found, 5)} (copied in or swapped after installing, or "
             "a RECORD that omits it): not audited", subject=found[0], paths=found[:1000]))
     if unlistable:
-        out.append(Finding("WA002", f"{site.path}: {len(unlistable)} folder{'s' if len(unlistable) != 1 else ''} "
+        out.append(Finding("WA002", f"{site.path}: {plural(len(unlistable), 'folder')} "
                            f"cannot be listed, so what {'they hold' if len(unlistable) != 1 else 'it holds'} is not "
                            f"audited: {examples(unlistable, 3)}", subject=str(site.path)))
     if stack and seen >= limit:

@@ -6,6 +6,7 @@ import csv
 import io
 
 from wheelaudit.model.finding import Finding
+from wheelaudit.model.messages import examples
 from wheelaudit.archive.members import MemberData
 from wheelaudit.archive.names import unsafe_member_name
 
@@ -113,6 +114,6 @@ class RecordChecker:
                 where = f"{self.dist_info}/RECORD" if self.dist_info else "*.dist-info/RECORD"
                 self.findings.append(Finding(
                     "WA002", f"RECORD lists {len(missing)} files that the wheel does not contain: "
-                    f"{', '.join(missing[:5])} (+{len(missing) - 5} more)", subject=where,
+                    f"{examples(missing, 5, sort=False)}", subject=where,
                     paths=missing[:MAX_MISSING_PATHS]))
         return self.findings

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from wheelaudit.model.finding import Finding, Severity
+from wheelaudit.model.messages import examples
 from wheelaudit.ruleset.globs import Glob
 from wheelaudit.surface.model import Declaration, ImportedTarget, PkgConfigFile, Ref, Surface
 
@@ -167,7 +168,7 @@ def absolute_paths(surface: Surface) -> list[Finding]:
         out.append(Finding(
             "WA702",
             f"the consumer surface names {text}, an absolute path of the build machine ({kind}): "
-            + "; ".join(e["where"][:5]) + (f" (+{len(e['where']) - 5} more)" if len(e["where"]) > 5 else ""),
+            + examples(e["where"], 5, sort=False, sep="; "),
             subject=text, paths=e["paths"], rule="consumer", severity_override="error" if e["error"] else "warning"))
     return out
 

@@ -7,6 +7,7 @@ For an unpacked tree, or wheels audited together, ``wheel-compressed`` is not ch
 from __future__ import annotations
 
 from wheelaudit.model.finding import Finding
+from wheelaudit.model.messages import human_size
 from wheelaudit.model.wheel import Wheel
 from wheelaudit.ruleset.load import LimitsRule
 
@@ -14,22 +15,11 @@ __all__ = ["check_limits", "human_size"]
 
 #: offenders named in a message (every one is in the finding's ``paths``)
 SHOWN = 3
-_DECIMAL = (("GB", 10**9), ("MB", 10**6), ("KB", 10**3))
-_BINARY = (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10))
 
 
 def _binary(budget: int) -> bool:
     """Whether ``budget`` reads better in binary units (a multiple of 1 KiB, not of 1 KB)."""
     return budget % 1000 != 0 and budget % 1024 == 0
-
-
-def human_size(n: int, binary: bool = False) -> str:
-    """``n`` bytes in the largest unit it reaches, with at most one decimal (``212.4 MB``)."""
-    for unit, size in (_BINARY if binary else _DECIMAL):
-        if n >= size:
-            text = f"{n / size:.1f}".removesuffix(".0")
-            return f"{text} {unit}"
-    return f"{n} B"
 
 
 def _versus(measured: int, budget: int) -> tuple[str, str]:

@@ -51,6 +51,7 @@ from wheelaudit.platforms import policydata, providers
 from wheelaudit.model.binary import Binary, Dependency, Slice
 from wheelaudit.load import LoadModel, is_extension_module, load_model
 from wheelaudit.model.finding import Finding, examples
+from wheelaudit.model import messages
 from wheelaudit.ruleset.globs import Glob
 
 __all__ = [
@@ -1087,7 +1088,7 @@ def _wa501(wheel, rules: _Rules, resolved: dict[str, dict[str, list[Resolution]]
             shown = r.tried[:MAX_TRIED]
             more = len(r.tried) - len(shown)
             msg += ("; tried" + (f" (for {first})" if len(paths) > 1 else "") + " "
-                    + "; ".join(shown) + (f" (+{more} more)" if more > 0 else ""))
+                    + "; ".join(shown) + messages.more(more))
         if r.hint:
             msg += f"; {r.hint}"
         msg += f". Allowed externals: {rules.externals_desc(b)}"

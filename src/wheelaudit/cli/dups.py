@@ -14,6 +14,7 @@ from typing import Any, TextIO
 
 from wheelaudit.cli.common import add_jobs_option, add_output_options, output_stream
 from wheelaudit.cli.common import add_verbosity_options
+from wheelaudit.model.messages import more, plural, shorten
 
 #: groups shown in text output per section unless --all
 DEFAULT_LIMIT = 15
@@ -90,7 +91,8 @@ WEAK_HEAD = ("Weak-only duplicates: defined weakly by all but at most one librar
 
 
 def render_text(wheel, groups, out: TextIO, color: bool, limit: int | None, examples: int) -> None:
-    from wheelaudit.review.dups import shorten, term_width
+    from wheelaudit.render.escape import visible
+    from wheelaudit.review.dups import term_width
     from wheelaudit.render.text import aside, paint, table
 
     width = term_width()
@@ -114,25 +116,25 @@ def render_text(wheel, groups, out: TextIO, color: bool, limit: int | None, exam
         rows = [[g.key, str(g.count), str(len(g.libraries))] + ([str(_wheels_of(g, wheel))] if together else [])
                 + [g.pattern] for g in shown]
         for line in table(rows, ["group", "symbols", "libraries"] + (["wheels"] if together else []) + ["sentinel"]):
-            out.write("  " + shorten(line, width - 2) + "\n")
+            out.write("  " + shorten(visible(line), width - 2) + "\n")
         if len(items) > len(shown):
             out.write("  " + paint(f"… (+{len(items) - len(shown)} more {title} groups; --all or --format json shows them)",
                                    "dim", color) + "\n")
         for g in shown:
             out.write("\n  " + paint(g.key, "bold", color)
-                      + f"  {g.count} symbol{'s' if g.count != 1 else ''} in {len(g.libraries)} libraries"
+                      + f"  {plural(g.count, 'symbol')} in {len(g.libraries)} libraries"
                       + f"  sentinel: {g.pattern}\n")
             lib_rows = [[lib.path, str(lib.symbols), str(lib.strong) if lib.strong else "-"]
                         + ([_short(wheel.origins.get(lib.path, "?"))] if together else []) for lib in g.libraries]
             for line in table(lib_rows, ["library", "defines", "strongly"] + (["wheel"] if together else [])):
-                out.write("    " + shorten(line, width - 4) + "\n")
+                out.write("    " + shorten(visible(line), width - 4) + "\n")
             names = [s.name for s in g.symbols]
             for i, n in enumerate(names[:examples]):
-                out.write(("    e.g. " if i == 0 else "         ") + shorten(n, width - 9) + "\n")
+                out.write(("    e.g. " if i == 0 else "         ") + shorten(visible(n), width - 9) + "\n")
             if len(names) > examples:
-                out.write("         " + paint(f"… (+{len(names) - examples} more)", "dim", color) + "\n")
-    aside(out, f"\n{total} symbol{'s' if total != 1 else ''} defined by more than one library: "
-              f"{len(strong)} strong group{'s' if len(strong) != 1 else ''} "
+                out.write("         " + paint("…" + more(len(names) - examples), "dim", color) + "\n")
+    aside(out, f"\n{plural(total, 'symbol')} defined by more than one library: "
+              f"{plural(len(strong), 'strong group')} "
               f"({sum(g.count for g in strong)} symbols), {len(weak)} weak-only group{'s' if len(weak) != 1 else ''} "
               f"({sum(g.count for g in weak)} symbols)\n")
 

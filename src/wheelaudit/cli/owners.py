@@ -18,6 +18,7 @@ from typing import Any, TextIO
 
 from wheelaudit.cli.common import add_jobs_option, add_output_options, output_stream
 from wheelaudit.cli.common import add_verbosity_options
+from wheelaudit.model.messages import more, plural, shorten
 
 
 def add_parser(sub) -> None:
@@ -179,14 +180,14 @@ def render_symbols_text(wheel, results: list[SymbolOwners], out: TextIO, color: 
         else:
             out.write("  imported by no library\n")
     matched = sum(1 for r in results if r.matched)
-    aside(out, f"\n{matched} of {len(results)} pattern{'s' if len(results) != 1 else ''} matched\n")
+    aside(out, f"\n{matched} of {plural(len(results), 'pattern')} matched\n")
 
 
 def _write_table(out: TextIO, rows: list[list[str]], header: list[str], width: int, color: bool,
                  all_examples: list[list[str]], examples: int) -> None:
     """An aligned table of libraries and counts; under each row, up to ``examples`` example
     names (cut to the terminal's width), then a count of the rest."""
-    from wheelaudit.review.dups import shorten
+    from wheelaudit.render.escape import visible
     from wheelaudit.render.text import paint, table
 
     lines = table(rows, header)
@@ -195,9 +196,9 @@ def _write_table(out: TextIO, rows: list[list[str]], header: list[str], width: i
     for line, ex in zip(lines[1:], all_examples):
         out.write("    " + line + "\n")
         for e in ex[:examples]:
-            out.write("        " + shorten(e, room) + "\n")
+            out.write("        " + shorten(visible(e), room) + "\n")
         if len(ex) > examples:
-            out.write("        " + paint(f"… (+{len(ex) - examples} more)", "dim", color) + "\n")
+            out.write("        " + paint("…" + more(len(ex) - examples), "dim", color) + "\n")
 
 
 def render_strings_text(wheel, results: list[StringCarriers], out: TextIO, color: bool) -> None:
@@ -216,7 +217,7 @@ def render_strings_text(wheel, results: list[StringCarriers], out: TextIO, color
             where = f"  ({', '.join(archs)} slice{'s' if len(archs) > 1 else ''} of {len(b.slices)})" if b.universal and len(archs) < len(b.slices) else ""
             out.write(f"    {visible(path)}{where}\n")
     matched = sum(1 for r in results if r.matched)
-    aside(out, f"\n{matched} of {len(results)} string{'s' if len(results) != 1 else ''} found\n")
+    aside(out, f"\n{matched} of {plural(len(results), 'string')} found\n")
 
 
 def owners_dict(wheel, results: list[Any], strings: bool, examples: int) -> dict[str, Any]:

@@ -47,6 +47,7 @@ def validate(path: Path) -> tuple[list[str], str]:
 
 def run(args: argparse.Namespace) -> int:
     from wheelaudit.cli.common import UsageError, output_stream
+    from wheelaudit.model.messages import plural
     from wheelaudit.render.text import aside
 
     paths = [Path(f) for f in args.files]
@@ -74,6 +75,6 @@ def run(args: argparse.Namespace) -> int:
             if not lines:
                 aside(out, f"{path}: ok ({note})\n")
         if bad_files:
-            out.write(f"{problems} problem{'s' if problems != 1 else ''} in {bad_files} of {len(paths)} "
+            out.write(f"{plural(problems, 'problem')} in {bad_files} of {len(paths)} "
                       f"file{'s' if len(paths) != 1 else ''}\n")
     return verdict

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from wheelaudit.model.codes import CODES, SEVERITY_RANK, Code, Severity
+from wheelaudit.model.messages import examples  # (the checks' import; the toolkit is model.messages)
 
 __all__ = ["CODES", "SEVERITY_RANK", "Code", "Severity", "Finding", "examples"]
 
@@ -53,13 +54,3 @@ class Finding:
         if self.waived_by is not None:
             data["waived"] = self.waived_by
         return data
-
-
-
-
-def examples(names: list[str] | set[str], limit: int = 3) -> str:
-    """``a, b, c (+12 more)`` for messages."""
-    items = sorted(names)
-    shown = ", ".join(items[:limit])
-    more = len(items) - limit
-    return f"{shown} (+{more} more)" if more > 0 else shown

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import TextIO
 
 from wheelaudit.model.finding import Finding
+from wheelaudit.model.messages import more
 from wheelaudit.model.report import Report
 from wheelaudit.render import text
 from wheelaudit.render.escape import safe, visible
@@ -40,7 +41,7 @@ def command(f: Finding, wheel_name: str) -> str:
     if len(f.paths) > 1:
         message += "\n" + "\n".join(f"at {p}" for p in f.paths[:20])
         if len(f.paths) > 20:
-            message += f"\n… (+{len(f.paths) - 20} more paths)"
+            message += "\n…" + more(len(f.paths) - 20, "paths")
     message += f"\nhint: {text.hint(f)}"  # (the annotation's last line, as in the text report)
     return f"::{level} {','.join(props)}::{escape_data(message)}"
 

@@ -23,7 +23,7 @@ from wheelaudit.model.finding import Finding
 from wheelaudit.model.library import LibraryFacts
 from wheelaudit.model.report import Report, WheelReport
 from wheelaudit.render.drawing import layout
-from wheelaudit.render.text import human_size
+from wheelaudit.model.messages import human_size, plural, shorten_middle
 
 _CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
@@ -45,10 +45,6 @@ def esc(value: object) -> str:
 def _num(v: float) -> str:
     """A coordinate, rounded (stable text, small files)."""
     return f"{v:.1f}".removesuffix(".0")
-
-
-def _plural(n: int, word: str, words: str | None = None) -> str:
-    return f"{n} {word if n == 1 else (words or word + 's')}"
 
 
 CSS = """
@@ -176,7 +172,7 @@ def _summary(report: Report) -> str:
     rules = (f"<code>{esc(report.rules_path)}</code>" + (f" ({esc(report.rules_name)})" if report.rules_name else "")
              if report.rules_path else "built-in checks only (no rules file)")
     wheels = "".join(f"<li><a href=\"#wheel-{i + 1}\"><code>{esc(wr.wheel.path.name)}</code></a>"
-                     f" — {_plural(len(wr.active), 'finding')}</li>"
+                     f" — {plural(len(wr.active), 'finding')}</li>"
                      for i, wr in enumerate(report.wheels))
     rows = [("Wheels", f"<ul class=\"wheels\">{wheels}</ul>"), ("Rules", rules), ("Fail on", esc(report.fail_on))]
     if report.select:
@@ -232,7 +228,7 @@ def _findings(report: Report) -> str:
         out.append(
             f"<details class=\"code\" id=\"{esc(c.anchor)}\" open>\n<summary>{badge} <code>{esc(code)}</code> "
             f"<span class=\"codename\">{esc(c.name)}</span> — <span class=\"codesum\">{esc(c.summary)}</span>"
-            f"<span class=\"count\">{_plural(len(items), 'finding')}</span></summary>\n<ol class=\"findings\">\n")
+            f"<span class=\"count\">{plural(len(items), 'finding')}</span></summary>\n<ol class=\"findings\">\n")
         for i, f in items:
             out.append(_finding(f, report.wheels[i].wheel.path.name if several else None))
         out.append("</ol>\n</details>\n")
@@ -255,7 +251,7 @@ def _finding(f: Finding, wheel: str | None) -> str:
     if f.symbols:
         shown = f.symbols[:50]
         more = f"<li>… and {len(f.symbols) - 50} more</li>" if len(f.symbols) > 50 else ""
-        parts.append(f"<details><summary>{_plural(len(f.symbols), 'symbol')}</summary><ul class=\"paths\">"
+        parts.append(f"<details><summary>{plural(len(f.symbols), 'symbol')}</summary><ul class=\"paths\">"
                      + "".join(f"<li><code>{esc(s)}</code></li>" for s in shown) + more + "</ul></details>\n")
     parts.append(f"<p class=\"hint\"><b>Hint:</b> {esc(f.hint or CODES[f.code].fix)}</p>\n")
     if f.waived:
@@ -275,9 +271,9 @@ def _wheel(wr: WheelReport, index: int) -> str:
     sizes = {path: size for path, (_, size) in w.sizes.items()}
     facts = [("Distribution", f"{esc(w.name)} {esc(w.version)}"),
              ("Tags", esc(", ".join(w.tags)) or "—"),
-             ("Files", f"{len(w.files)} ({esc(human_size(sum(sizes.values())))} uncompressed)")]
+             ("Files", f"{len(w.files)} ({esc(human_size(sum(sizes.values()), binary=True, trim=False))} uncompressed)")]
     if w.archive_size is not None:
-        facts.append(("Wheel file", esc(human_size(w.archive_size))))
+        facts.append(("Wheel file", esc(human_size(w.archive_size, binary=True, trim=False))))
     facts.append(("Native libraries", str(len(libs) or len(w.libraries))))
     facts.append(("Findings", f"{len(wr.active)} ({len(wr.findings) - len(wr.active)} waived)"))
     out = [f"<section class=\"wheel\" id=\"wheel-{index + 1}\">\n<h2><code>{esc(w.path.name)}</code></h2>\n",
@@ -302,13 +298,13 @@ def _together(w, members) -> str:
         natives = sorted(b.path for b in m.libraries)
         size = sum(s for _, s in m.sizes.values())
         lib_list = "".join(f"<li><code>{esc(p)}</code></li>" for p in natives)
-        lib_list = (f"<details{' open' if len(natives) <= 12 else ''}><summary>{_plural(len(natives), 'native library', 'native libraries')}"
+        lib_list = (f"<details{' open' if len(natives) <= 12 else ''}><summary>{plural(len(natives), 'native library', 'native libraries')}"
                     f"</summary><ul class=\"paths\">{lib_list}</ul></details>" if natives else "—")
         rows.append(
             f"<tr><td><svg width=\"12\" height=\"12\" aria-hidden=\"true\"><rect class=\"o{_origin_class(i)}\" "
             f"width=\"12\" height=\"12\"/></svg> <code>{esc(label)}</code><div class=\"meta\">{esc(m.name)} "
             f"{esc(m.version)}</div></td><td class=\"num\">{len(mine)} of {len(m.files)}</td>"
-            f"<td class=\"num\">{esc(human_size(size))}</td><td>{lib_list}</td></tr>\n")
+            f"<td class=\"num\">{esc(human_size(size, binary=True, trim=False))}</td><td>{lib_list}</td></tr>\n")
     return ("<h3>Wheels in this install</h3>\n<table><thead><tr><th>Wheel</th><th>Files in the install</th>"
             "<th>Size</th><th>Native libraries</th></tr></thead><tbody>\n" + "".join(rows) + "</tbody></table>\n")
 
@@ -320,7 +316,7 @@ def _origin_class(i: int) -> int:
 def _libraries(libs: list[LibraryFacts], flagged: set[str], together: bool, shipped: int) -> str:
     if not libs:
         said = ("No native libraries." if not shipped else
-                f"{_plural(shipped, 'native library', 'native libraries')}, not described: this report was built "
+                f"{plural(shipped, 'native library', 'native libraries')}, not described: this report was built "
                 "without the audit's library facts (wheelaudit.api.audit_wheels makes them).")
         return f"<h3>Native libraries</h3>\n<p>{said}</p>\n"
     head = "<th>Library</th>" + ("<th>Wheel</th>" if together else "") + \
@@ -335,7 +331,7 @@ def _libraries(libs: list[LibraryFacts], flagged: set[str], together: bool, ship
             cells.append(f"<td><code>{esc(lib.origin or '')}</code></td>")
         fmt = f"{esc(lib.format)} {esc(lib.kind)}<div class=\"meta\">{esc(', '.join(lib.archs))}</div>"
         cells.append(f"<td>{fmt}</td>")
-        cells.append(f"<td class=\"num\">{esc(human_size(lib.size))}</td>")
+        cells.append(f"<td class=\"num\">{esc(human_size(lib.size, binary=True, trim=False))}</td>")
         if lib.error:
             cells.append(f"<td colspan=\"2\" class=\"dep unresolved\">unreadable: {esc(lib.error)}</td>")
         else:
@@ -385,7 +381,7 @@ def _graph(libs: list[LibraryFacts], flagged: set[str], index: int) -> str:
         key = _node_key("lib", lib.path)
         nodes[key] = lib.path.rsplit("/", 1)[-1]
         kinds[key] = "lib"
-        titles[key] = f"{lib.path} ({human_size(lib.size)})" + (
+        titles[key] = f"{lib.path} ({human_size(lib.size, binary=True, trim=False)})" + (
             f"; components: {', '.join(m.name for m in lib.components)}" if lib.components else "")
     edges: list[tuple[str, str, str, bool]] = []  # (from, to, status, optional)
     outside: list[str] = []
@@ -486,10 +482,10 @@ def _treemap(w, libs: list[LibraryFacts], sizes: dict[str, int], index: int, mem
             return
         rect = f"<rect x=\"{_num(t.x)}\" y=\"{_num(t.y)}\" width=\"{_num(t.w)}\" height=\"{_num(t.h)}\""
         if t.folder and t.children:
-            title = f"{t.path}/ — {human_size(t.size)}"
+            title = f"{t.path}/ — {human_size(t.size, binary=True, trim=False)}"
             svg.append(f"<g class=\"t folder\"><title>{esc(title)}</title>{rect}/>")
             if t.path and t.h > 2.5 * layout.LABEL_BAND and t.w > 40:
-                label = layout.shorten(t.path.rsplit("/", 1)[-1] + "/", max(1, int((t.w - 6) / 6.5)))
+                label = shorten_middle(t.path.rsplit("/", 1)[-1] + "/", max(1, int((t.w - 6) / 6.5)))
                 svg.append(f"<text x=\"{_num(t.x + 4)}\" y=\"{_num(t.y + 11.5)}\">{esc(label)}</text>")
             for c in t.children:
                 draw(c)
@@ -497,12 +493,12 @@ def _treemap(w, libs: list[LibraryFacts], sizes: dict[str, int], index: int, mem
             return
         if t.lumped or t.folder:
             kind = "lump"
-            name = f"{t.lumped} small file{'s' if t.lumped != 1 else ''}"
-            title = f"{t.path or '/'}: {name} — {human_size(t.size)}"
+            name = plural(t.lumped, 'small file')
+            title = f"{t.path or '/'}: {name} — {human_size(t.size, binary=True, trim=False)}"
         else:
             kind = _kind(t.path, natives)
             name = t.path.rsplit("/", 1)[-1]
-            title = f"{t.path} — {human_size(t.size)}"
+            title = f"{t.path} — {human_size(t.size, binary=True, trim=False)}"
         fill = f"k-{kind}"
         if members and not t.lumped and not t.folder:
             origin = w.origins.get(t.path)
@@ -510,7 +506,7 @@ def _treemap(w, libs: list[LibraryFacts], sizes: dict[str, int], index: int, mem
                 fill = f"o{origin_class[origin]}"
         svg.append(f"<g class=\"t\"><title>{esc(title)}</title>{rect} class=\"{fill}\"/>")
         if t.w > 46 and t.h > 15:
-            label = layout.shorten(name, max(1, int((t.w - 6) / 6.5)))
+            label = shorten_middle(name, max(1, int((t.w - 6) / 6.5)))
             svg.append(f"<text x=\"{_num(t.x + 3)}\" y=\"{_num(t.y + 12)}\">{esc(label)}</text>")
         svg.append("</g>\n")
 

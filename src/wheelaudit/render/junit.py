@@ -16,6 +16,7 @@ import xml.etree.ElementTree as ET
 from typing import Any, TextIO
 
 from wheelaudit.model.finding import SEVERITY_RANK, Finding
+from wheelaudit.model.messages import more, shorten
 from wheelaudit.model.report import Report, WheelReport
 from wheelaudit.render.escape import safe, visible
 
@@ -106,7 +107,7 @@ def _text(findings: list[Finding]) -> str:
         for p in f.paths[:8]:
             lines.append(f"    at {p}")
         if len(f.paths) > 8:
-            lines.append(f"    … (+{len(f.paths) - 8} more paths)")
+            lines.append("    …" + more(len(f.paths) - 8, "paths"))
         if f.waived:
             lines.append(f"    waived: {f.waived_by}")
     return _clean("\n".join(lines))
@@ -139,8 +140,7 @@ def junit_tree(report: Report) -> ET.Element:
                 message = f"{first.code} {first.message}"
                 if len(failing) > 1:
                     message = f"{len(failing)} findings ({', '.join(codes)}); first: {message}"
-                if len(message) > MESSAGE_LIMIT:
-                    message = message[: MESSAGE_LIMIT - 1] + "…"
+                message = shorten(message, MESSAGE_LIMIT)
                 fail = ET.SubElement(case, "failure", message=_clean(message), type=",".join(codes))
                 fail.text = _text(failing)
                 counts["failures"] += 1

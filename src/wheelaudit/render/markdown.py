@@ -16,6 +16,7 @@ import html
 from typing import TextIO
 
 from wheelaudit.model.finding import Finding
+from wheelaudit.model.messages import more, plural, shorten
 from wheelaudit.model.report import Report
 from wheelaudit.render import text
 from wheelaudit.render.escape import visible
@@ -34,8 +35,8 @@ def cell(value: str, limit: int | None = None) -> str:
     """``value`` as the text of a table cell: HTML and Markdown markup escaped (``|`` too),
     lines joined with ``<br>``."""
     value = "\n".join(visible(line) for line in value.split("\n"))  # (a wheel's controls shown)
-    if limit is not None and len(value) > limit:
-        value = value[: limit - 1] + "…"
+    if limit is not None:
+        value = shorten(value, limit)
     value = html.escape(value, quote=False).translate(_MARKUP)
     return "<br>".join(line.strip() for line in value.splitlines()) if value else ""
 
@@ -52,8 +53,7 @@ def code_cell(value: str) -> str:
 def member(f: Finding) -> str:
     if not f.paths:
         return ""
-    more = f" (+{len(f.paths) - 1} more)" if len(f.paths) > 1 else ""
-    return code_cell(f.paths[0]) + more
+    return code_cell(f.paths[0]) + more(len(f.paths) - 1)
 
 
 def _table(out: TextIO, header: list[str], rows: list[list[str]]) -> None:
@@ -86,7 +86,7 @@ def render_report(report: Report, out: TextIO, color: bool = False) -> None:
         out.write("\n</details>\n\n")
     for wr in report.wheels:
         n = len(wr.active)
-        state = "OK" if not n else f"{n} finding{'s' if n != 1 else ''}"
+        state = "OK" if not n else plural(n, 'finding')
         out.write(f"- {code_cell(wr.wheel.path.name)}: {state}\n")
     for note in report.notes:
         out.write(f"\nNote: {cell(note)}\n")

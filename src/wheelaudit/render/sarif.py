@@ -40,6 +40,7 @@ from urllib.parse import quote
 
 from wheelaudit import __version__
 from wheelaudit.model.finding import CODES, SEVERITY_RANK, Finding
+from wheelaudit.model.messages import examples, more
 from wheelaudit.model.report import Report, WheelReport
 from wheelaudit.render.text import wheel_label
 from wheelaudit.render.escape import safe, visible
@@ -189,10 +190,10 @@ def _message(f: Finding, wheel_name: str) -> str:
     f, wheel_name = safe(f), visible(wheel_name)  # (a message a viewer shows: what comes from the wheel escaped)
     text = f.message
     if f.symbols and not any(s in f.message for s in f.symbols[:1]):
-        text += " Symbols: " + ", ".join(f.symbols[:5]) + (f" (+{len(f.symbols) - 5} more)" if len(f.symbols) > 5 else "")
+        text += " Symbols: " + examples(f.symbols, 5, sort=False)
     where = f"{wheel_name}: {f.paths[0]}" if f.paths else wheel_name
     if len(f.paths) > 1:
-        where += f" (+{len(f.paths) - 1} more)"
+        where += more(len(f.paths) - 1)
     return f"{text} [in {where}]"
 
 

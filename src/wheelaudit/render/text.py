@@ -9,6 +9,7 @@ from contextvars import ContextVar
 from typing import TextIO
 
 from wheelaudit.model.finding import CODES, Finding
+from wheelaudit.model.messages import examples, human_size, plural
 from wheelaudit.model.report import Report
 from wheelaudit.model.wheel import Wheel
 from wheelaudit.render.escape import safe, visible
@@ -59,15 +60,6 @@ def paint(text: str, style: str, color: bool) -> str:
     return f"{STYLES[style]}{text}{RESET}" if color else text
 
 
-def human_size(n: int) -> str:
-    size = float(n)
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if size < 1024 or unit == "GiB":
-            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1024
-    return f"{n} B"  # pragma: no cover
-
-
 def table(rows: list[list[str]], header: list[str]) -> list[str]:
     """Left-aligned columns; the last column is not padded. Cells are :func:`visible` (names from
     a wheel: one line each)."""
@@ -81,9 +73,7 @@ def table(rows: list[list[str]], header: list[str]) -> list[str]:
 
 
 def cut(items: list[str], limit: int = 5) -> str:
-    if len(items) <= limit:
-        return ", ".join(items)
-    return ", ".join(items[:limit]) + f", … (+{len(items) - limit} more)"
+    return examples(items, limit, sort=False, gap=", …")
 
 
 def render_findings(wheel_name: str, findings: list[Finding], out: TextIO, color: bool = False) -> None:
@@ -163,13 +153,12 @@ def summary_line(report: Report, color: bool = False) -> str:
     """``passed: 0 errors, 1 warning in 1 wheel (rules: …; fail-on error)``."""
     s = report.summary()
     n = sum(len(together(wr.wheel)) or 1 for wr in report.wheels)  # (wheels audited together count each)
-    parts = [f"{s['errors']} error{'s' if s['errors'] != 1 else ''}",
-             f"{s['warnings']} warning{'s' if s['warnings'] != 1 else ''}"]
+    parts = [plural(s['errors'], 'error'), plural(s['warnings'], 'warning')]
     if s["waived"]:
         parts.append(f"{s['waived']} waived")
     rules = f"rules: {report.rules_path}" if report.rules_path else "built-in checks only (no rules file)"
     verdict = paint("passed", "ok", color) if report.ok else paint("failed", "error", color)
-    return f"{verdict}: {', '.join(parts)} in {n} wheel{'s' if n != 1 else ''} ({rules}; fail-on {report.fail_on})"
+    return f"{verdict}: {', '.join(parts)} in {plural(n, 'wheel')} ({rules}; fail-on {report.fail_on})"
 
 
 def render_inspect(wheels: list[Wheel], out: TextIO, color: bool = False, symbols: bool = False,
@@ -187,11 +176,11 @@ def render_inspect(wheels: list[Wheel], out: TextIO, color: bool = False, symbol
         rows = []
         for b in w.libraries:
             if not b.ok:
-                rows.append([visible(b.path), b.format, "?", b.kind, human_size(b.size), paint("unreadable", "error", color), "-", "-", "-", "-"])
+                rows.append([visible(b.path), b.format, "?", b.kind, human_size(b.size, binary=True, trim=False), paint("unreadable", "error", color), "-", "-", "-", "-"])
                 continue
             sl0 = b.slices[0]
             rows.append([
-                visible(b.path), b.format, ",".join(b.archs), b.kind, human_size(b.size), visible(b.identity or "-"),
+                visible(b.path), b.format, ",".join(b.archs), b.kind, human_size(b.size, binary=True, trim=False), visible(b.identity or "-"),
                 str(len(b.dependencies)), "/".join(str(s.exports_count) for s in b.slices),
                 "/".join(str(s.imports_count) for s in b.slices), str(len(b.rpaths)),
             ])
@@ -226,7 +215,7 @@ def render_inspect(wheels: list[Wheel], out: TextIO, color: bool = False, symbol
                     facts.append(f"needs {sl.x86_isa_needed}")
                 facts.append("stripped" if sl.stripped else f"{len(sl.locals)} local symbols")
                 if sl.debug_bytes:
-                    facts.append(f"debug info {human_size(sl.debug_bytes)}")
+                    facts.append(f"debug info {human_size(sl.debug_bytes, binary=True, trim=False)}")
                 if sl.exec_stack:
                     facts.append("executable stack")
                 if sl.textrel:

@@ -34,6 +34,7 @@ from wheelaudit.checks.release.names import (ELF_VERSION as _ELF_VERSION, MACHO_
                                              _AUDITWHEEL, _DELVEWHEEL, library_stem, unhashed)  # (re-exported)
 from wheelaudit.model.binary import Binary
 from wheelaudit.model.finding import Finding
+from wheelaudit.model.messages import human_size, more, plural
 from wheelaudit.model.wheel import Wheel
 
 #: file suffixes that are source or metadata, not data that travels with code (diff, init)
@@ -406,9 +407,7 @@ def diff_wheels(old: Wheel, new: Wheel) -> WheelDiff:
 
 
 def _size(n: int) -> str:
-    from wheelaudit.render.text import human_size
-
-    return human_size(abs(n))
+    return human_size(abs(n), binary=True, trim=False)
 
 
 def _delta(n: int, pct: float | None = None) -> str:
@@ -459,18 +458,17 @@ def whole_paths(paths: list[str], width: int) -> str:
     used = 0
     for i, p in enumerate(paths):
         rest = len(paths) - i - 1
-        tail = len(f" (+{rest} more)") if rest else 0
+        tail = len(more(rest))
         need = len(p) + (2 if shown else 0)
         if shown and used + need + tail > width:
             break
         shown.append(p)
         used += need
-    more = len(paths) - len(shown)
-    return ", ".join(shown) + (f" (+{more} more)" if more else "")
+    return ", ".join(shown) + more(len(paths) - len(shown))
 
 
 def render_text(d: WheelDiff, out: TextIO, color: bool = False, limit: int | None = 20) -> None:
-    from wheelaudit.review.dups import shorten, term_width
+    from wheelaudit.review.dups import term_width
     from wheelaudit.render.escape import visible
     from wheelaudit.render.text import aside, paint, table
 
@@ -572,7 +570,7 @@ def render_text(d: WheelDiff, out: TextIO, color: bool = False, limit: int | Non
                 out.write("      now  " + whole_paths(m.new, width - 11) + "\n")
         more(rest, "owners")
     if d.implied:
-        out.write("  " + paint(f"({d.implied} namespace{'s' if d.implied != 1 else ''} of the libraries added or removed "
+        out.write("  " + paint(f"({plural(d.implied, 'namespace')} of the libraries added or removed "
                                "not listed)", "dim", color) + "\n")
 
     if d.new_dups or d.resolved_dups:
@@ -580,7 +578,7 @@ def render_text(d: WheelDiff, out: TextIO, color: bool = False, limit: int | Non
         for title, groups, style in (("new", d.new_dups, "error"), ("resolved", d.resolved_dups, "ok")):
             shown, rest = cut(groups)
             for g in shown:
-                head = f"{g.count} symbol{'s' if g.count != 1 else ''} in "
+                head = f"{plural(g.count, 'symbol')} in "
                 rest_text = head + whole_paths(g.paths, max(20, width - 6 - len(title) - len(g.strength)
                                                             - len(g.key) - len(head)))
                 out.write(f"  {paint(title, style, color)}  {g.strength} {paint(g.key, 'bold', color)}: {rest_text}\n")

@@ -504,16 +504,5 @@ def term_width(default: int = 120) -> int:
     return max(60, shutil.get_terminal_size((default, 24)).columns)
 
 
-def shorten(text: str, width: int) -> str:
-    """``text`` (names from a wheel: :func:`~wheelaudit.render.escape.visible`) cut to ``width``
-    characters with a trailing ``…``."""
-    from wheelaudit.render.escape import visible
-
-    text = visible(text)
-    if width <= 1 or len(text) <= width:
-        return text
-    return text[: width - 1] + "…"
-
-
 def wheel_dict(w: Wheel) -> dict[str, Any]:
     return {"path": str(w.path), "name": w.name, "version": w.version, "tags": list(w.tags)}

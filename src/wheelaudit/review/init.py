@@ -42,6 +42,7 @@ from wheelaudit import __version__
 from wheelaudit.review.diff import NOT_DATA_SUFFIXES, glob_escape, library_stem, name_glob_parts
 from wheelaudit.review.dups import FORTRAN, NO_PREFIX, _qualified_parts, find_duplicates, library_definitions, namespace_key
 from wheelaudit.model.binary import Binary
+from wheelaudit.model.messages import more, plural
 from wheelaudit.ruleset.globs import SymbolPattern
 from wheelaudit.model.wheel import Wheel
 
@@ -340,7 +341,7 @@ def starter_ruleset(wheel: Wheel) -> str:
             w("")
             w("[[component]]")
             shown_key = key + ("*" if key.endswith("_") else "" if key.endswith("*") else "::*")
-            w(f"# inferred: {len(names)} strong export{'s' if len(names) != 1 else ''} in {shown_key}"
+            w(f"# inferred: {plural(len(names), 'strong export')} in {shown_key}"
               f" defined only by {path}")
             w(f"name = {_q(name)}")
             w("symbols = [" + ", ".join(_q(s) for s in sentinels) + "]")
@@ -377,21 +378,21 @@ def starter_ruleset(wheel: Wheel) -> str:
         w(f"required = {os_cond}" if os_cond else "required = true")
     if skipped:
         w("")
-        w(f"# {skipped} more namespace{'s' if skipped != 1 else ''} defined by a single library "
+        w(f"# {plural(skipped, 'more namespace')} defined by a single library "
           f"{'were' if skipped != 1 else 'was'} not proposed (at most {PER_LIBRARY} per")
         w(f"# library, {MAX_COMPONENTS} in all, each with sentinels no other library defines); "
           "`wheelaudit owners` tells who defines one.")
     dups = [g for g in find_duplicates(wheel) if g.strength == "strong"]
     if dups:
         w("")
-        w(f"# Not proposed: {len(dups)} namespace{'s' if len(dups) != 1 else ''} that several libraries define "
+        w(f"# Not proposed: {plural(len(dups), 'namespace')} that several libraries define "
           "strongly (`wheelaudit dups`). If one")
         w("# copy is intended, add a [[component]] with that owner and `exempt` the others; if not, fix the build.")
         for g in dups[:10]:
-            w(f"#   {g.key}: {g.count} symbol{'s' if g.count != 1 else ''} in {', '.join(g.paths[:4])}"
-              + (f" (+{len(g.paths) - 4} more)" if len(g.paths) > 4 else ""))
+            w(f"#   {g.key}: {plural(g.count, 'symbol')} in {', '.join(g.paths[:4])}"
+              + more(len(g.paths) - 4))
         if len(dups) > 10:
-            w(f"#   … (+{len(dups) - 10} more)")
+            w("#   …" + more(len(dups) - 10))
 
     # ---- [[file]]
     native = {b.path for b in libs}

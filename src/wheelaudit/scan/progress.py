@@ -29,6 +29,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
+from wheelaudit.model.messages import human_size, shorten_middle
+
 if TYPE_CHECKING:
     from wheelaudit.model.wheel import Wheel
 
@@ -87,18 +89,16 @@ def trace_read(wheel: Wheel) -> None:
     architectures and size (or why it could not be read)."""
     if not tracing():
         return
-    from wheelaudit.render.text import human_size
-
     n = len(wheel.libraries)
     inflated = sum(size for _compressed, size in (wheel.sizes or {}).values())
-    trace(f"  {wheel.name} {wheel.version}, {human_size(inflated)} inflated: "
+    trace(f"  {wheel.name} {wheel.version}, {human_size(inflated, binary=True, trim=False)} inflated: "
           f"{n} native binar{'y' if n == 1 else 'ies'}")
     for b in wheel.libraries:
         what = f"{_FORMATS.get(b.format, b.format)} {_KINDS.get(b.kind, b.kind)}"
         if b.error:
             trace(f"    {b.path}: {what}, unreadable ({b.error})")
         else:
-            trace(f"    {b.path}: {what} ({', '.join(b.archs)}), {human_size(b.size)}")
+            trace(f"    {b.path}: {what} ({', '.join(b.archs)}), {human_size(b.size, binary=True, trim=False)}")
 
 
 _FORMATS = {"elf": "ELF", "macho": "Mach-O", "pe": "PE"}
@@ -142,12 +142,7 @@ def _delay() -> float:
 
 def _cut(text: str, room: int) -> str:
     """``text`` in at most ``room`` characters, its middle replaced by "…" where it is longer."""
-    if len(text) <= room:
-        return text
-    if room < 3:
-        return text[:max(room, 0)]
-    head = (room - 1) // 2
-    return text[:head] + "…" + text[len(text) - (room - 1 - head):]
+    return text[:max(room, 0)] if room < 3 else shorten_middle(text, room)
 
 
 class Progress:

@@ -19,6 +19,7 @@ from typing import Literal
 from wheelaudit.checks.release.abi import (LibraryAbi, WheelAbi, is_private_module, pair_libraries, wheel_abi)
 from wheelaudit.model.codes import Severity
 from wheelaudit.model.finding import Finding
+from wheelaudit.model import messages
 from wheelaudit.model.wheel import Wheel
 
 #: how two versions relate: a rebuild of the same version (a ``.postN``, a local version, a second
@@ -195,7 +196,7 @@ def _few(names: Sequence[str]) -> str:
     pool = names if len(names) <= 400 else sorted(names)[:400]
     shown = list(dict.fromkeys(sorted(short_name(d) for d in _demangled(pool))))
     more = len(names) - min(len(shown), SHOWN)
-    return ", ".join(shown[:SHOWN]) + (f" (+{more} more)" if more > 0 else "")
+    return ", ".join(shown[:SHOWN]) + messages.more(more)
 
 
 def compare(old: Wheel, new: Wheel, policy: AbiPolicy | None = None) -> list[Finding]:
@@ -257,7 +258,7 @@ def _compare_library(o: LibraryAbi, n: LibraryAbi, versions: str, why: str) -> l
     gone = sorted(name for name in oex if name not in nex)
     if gone:
         out.append(Finding(
-            "WA801", f"{where}: {len(gone)} symbol{'s' if len(gone) != 1 else ''} exported by {versions.split(' → ')[0]} "
+            "WA801", f"{where}: {messages.plural(len(gone), 'symbol')} exported by {versions.split(' → ')[0]} "
                      f"no longer exported by {versions.split(' → ')[1]} ({why}): {_few(gone)}",
             subject=n.path, paths=[n.path], symbols=gone, rule="baseline",
             hint="export the symbols again (or keep a compatible alias), or make the break a major release"))
@@ -274,7 +275,7 @@ def _compare_library(o: LibraryAbi, n: LibraryAbi, versions: str, why: str) -> l
         syms = sorted({s for names in lost.values() for s in names})
         node_text = ", ".join(f"{v} ({len(lost[v])})" for v in nodes)
         out.append(Finding(
-            "WA802", f"{where}: {len(syms)} symbol{'s' if len(syms) != 1 else ''} lost {'their' if len(syms) != 1 else 'its'} "
+            "WA802", f"{where}: {messages.plural(len(syms), 'symbol')} lost {'their' if len(syms) != 1 else 'its'} "
                      f"version node from {versions} ({why}): {node_text}: {_few(syms)}; a consumer that "
                      "bound them to that node fails to load",
             subject=n.path, paths=[n.path], symbols=[f"{s}@{v}" for v in nodes for s in sorted(lost[v])],

@@ -18,6 +18,7 @@ from wheelaudit.checks.extension import is_extension_module
 from wheelaudit.checks.release.abi import import_name
 from wheelaudit.checks.release.names import library_stem, vendored_by
 from wheelaudit.model.finding import Finding
+from wheelaudit.model.messages import examples, plural
 from wheelaudit.model.wheel import Wheel
 from wheelaudit.ruleset.conditions import WheelTraits
 
@@ -64,8 +65,8 @@ def check_versions(wheels: Sequence[Wheel]) -> list[Finding]:
             continue
         what = "version" if name == top[0] else "name and version" if version != top[1] else "name"
         out.append(Finding(
-            "WA812", f"{len(ws)} wheel{'s' if len(ws) != 1 else ''} of {name} {version} in a release of {top[0]} {top[1]} "
-                     f"({len(groups[top])} wheel{'s' if len(groups[top]) != 1 else ''}): the {what} differs: "
+            "WA812", f"{plural(len(ws), 'wheel')} of {name} {version} in a release of {top[0]} {top[1]} "
+                     f"({plural(len(groups[top]), 'wheel')}): the {what} differs: "
                      + ", ".join(w.path.name for w in ws),
             subject=f"{name} {version}", paths=[str(w.path) for w in ws], rule="release"))
     return out
@@ -94,7 +95,7 @@ def check_platforms(wheels: Sequence[Wheel], platforms: Sequence[str]) -> list[F
     for listed in platforms:
         if not any(_serves(p, listed) for w in wheels for p in plats[id(w)]):
             out.append(Finding("WA813", f"no wheel for {listed}, which [release] platforms lists "
-                                        f"({len(wheels)} wheel{'s' if len(wheels) != 1 else ''} given)",
+                                        f"({plural(len(wheels), 'wheel')} given)",
                                subject=listed, rule="release"))
     for w in wheels:
         if plats[id(w)] and not any(_serves(p, listed) for p in plats[id(w)] for listed in platforms):
@@ -171,7 +172,7 @@ def check_contents(wheels: Sequence[Wheel],
     for (have, note), items in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1])):
         lack = [labels[i] for i in range(len(wheels)) if i not in have]
         names = [n for n, _ in items]
-        shown = ", ".join(names[:SHOWN]) + (f" (+{len(names) - SHOWN} more)" if len(names) > SHOWN else "")
+        shown = examples(names, SHOWN, sort=False)
         msg = (f"{shown} ship{'s' if len(names) == 1 else ''} in {', '.join(labels[i] for i in have) or 'no wheel'} "
                f"and not in {', '.join(lack) or 'none'}")
         if note:

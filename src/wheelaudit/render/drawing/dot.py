@@ -21,7 +21,7 @@ from typing import TextIO
 
 from wheelaudit.model.library import LibraryFacts
 from wheelaudit.model.wheel import Wheel
-from wheelaudit.render.text import human_size
+from wheelaudit.model.messages import human_size
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
@@ -87,7 +87,7 @@ def _cluster(i: int, wheel: Wheel, libs: list[LibraryFacts], out: TextIO) -> Non
 
     for lib in libs:  # (sorted by path)
         attrs = [f"label={quote(lib.path.rsplit('/', 1)[-1])}",
-                 f"tooltip={quote_tooltip(f'{lib.path} ({human_size(lib.size)})')}"]
+                 f"tooltip={quote_tooltip(f'{lib.path} ({human_size(lib.size, binary=True, trim=False)})')}"]
         if lib.components:
             attrs[0] = f"label={quote(lib.path.rsplit('/', 1)[-1], ', '.join(m.name for m in lib.components))}"
         if lib.error:

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from wheelaudit.model.messages import shorten_middle
+
 # --------------------------------------------------------------------------------------------
 # Layered graph
 
@@ -34,14 +36,6 @@ NODE_GAP = 10.0
 LAYER_GAP = 56.0
 MARGIN = 12.0
 MAX_LABEL = 44
-
-
-def shorten(text: str, limit: int) -> str:
-    """``text`` cut in the middle to at most ``limit`` characters (``lib…name.so``)."""
-    if len(text) <= limit:
-        return text
-    head = (limit - 1) // 2
-    return text[:head] + "\u2026" + text[len(text) - (limit - 1 - head):]
 
 
 def layers(nodes: Sequence[str], edges: Sequence[tuple[str, str]], last: Sequence[str] = ()) -> dict[str, int]:
@@ -85,7 +79,7 @@ def layout_graph(nodes: dict[str, str], edges: Sequence[tuple[str, str]], last: 
     and the drawing's width and height."""
     keys = sorted(nodes)
     layer = layers(keys, edges, [k for k in sorted(last) if k in nodes])
-    placed = {k: Placed(k, shorten(nodes[k], MAX_LABEL), layer[k]) for k in keys}
+    placed = {k: Placed(k, shorten_middle(nodes[k], MAX_LABEL), layer[k]) for k in keys}
     columns: dict[int, list[str]] = {}
     for k in keys:
         columns.setdefault(layer[k], []).append(k)
