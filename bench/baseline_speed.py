@@ -59,7 +59,7 @@ def main() -> int:
         print(f"{name:18s} fastest {min(times):.2f} s  median {statistics.median(times):.2f} s  "
               f"CPU median {statistics.median(cpu[name]):.2f} s  peak RSS {rss[name] / 1024:.0f} MiB  "
               f"({' '.join(f'{t:.2f}' for t in times)})")
-    ratios = [b / a for a, b in zip(runs["check"], runs["check --baseline"])]
+    ratios = [b / a for a, b in zip(runs["check"], runs["check --baseline"], strict=True)]
     print(f"ratio (fastest) {min(runs['check --baseline']) / min(runs['check']):.2f}x; "
           f"per-round median {statistics.median(ratios):.2f}x; CPU time (medians) "
           f"{statistics.median(cpu['check --baseline']) / statistics.median(cpu['check']):.2f}x; load average "

@@ -255,7 +255,7 @@ def machine() -> str:
         pass
     load = ""
     if hasattr(os, "getloadavg"):
-        load = ", load %.2f %.2f %.2f" % os.getloadavg()
+        load = ", load {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
     return (f"{cpu}, {os.cpu_count()} cores{mem}; {platform.system()} {platform.release()}; "
             f"Python {platform.python_version()}{load}")
 
@@ -377,10 +377,10 @@ def main() -> int:
     for r in results:
         c = r["check"]["seconds"]
 
-        def s(key: str) -> str:
+        def s(key: str, r: dict = r) -> str:
             return f"{r[key]['seconds']:.2f}" if key in r else "–"
 
-        def ratio(key: str, inverse: bool = False) -> str:
+        def ratio(key: str, inverse: bool = False, r: dict = r, c: float = c) -> str:
             if key not in r:
                 return "–"
             v = r[key]["seconds"]

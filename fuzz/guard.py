@@ -231,11 +231,7 @@ def _hook(event: str, args: tuple) -> None:
         return
     # the guard of this thread, else the most recent one (worker threads of the code under test)
     tid = threading.get_ident()
-    for owner, guard in reversed(_ACTIVE):
-        if owner == tid:
-            break
-    else:
-        guard = _ACTIVE[-1][1]
+    guard = next((g for owner, g in reversed(_ACTIVE) if owner == tid), _ACTIVE[-1][1])
     guard(event, args)
 
 

@@ -194,11 +194,11 @@ def hot_regions(data: bytes, fmt: str) -> list[tuple[int, int]]:
             if data[4] == 2:
                 phoff, shoff = struct.unpack_from(e + "QQ", data, 0x20)
                 phentsize, phnum, shentsize, shnum = struct.unpack_from(e + "HHHH", data, 0x36)
-                sh_fmt, sh_off_at = e + "IIQQQQIIQQ", (24, 32)
+                sh_fmt = e + "IIQQQQIIQQ"
             else:
                 phoff, shoff = struct.unpack_from(e + "II", data, 0x1C)
                 phentsize, phnum, shentsize, shnum = struct.unpack_from(e + "HHHH", data, 0x2A)
-                sh_fmt, sh_off_at = e + "IIIIIIIIII", (16, 20)
+                sh_fmt = e + "IIIIIIIIII"
             out.append((phoff, phoff + phentsize * phnum))
             out.append((shoff, shoff + shentsize * shnum))
             for i in range(min(shnum, 64)):

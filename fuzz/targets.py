@@ -231,7 +231,7 @@ def surface(data: bytes, ws: Workspace) -> str:
     from wheelaudit.surface import read_surface
     from wheelaudit.surface.cmake import SurfaceError, read_declarations, tokenize
 
-    texts = dict(zip(SURFACE_FILES, data.decode("utf-8", "replace").split("\0", 2)))
+    texts = dict(zip(SURFACE_FILES, data.decode("utf-8", "replace").split("\0", 2), strict=False))
     outcome = []
     for text in texts.values():
         try:

@@ -81,7 +81,7 @@ def readelf_disagreements(path: Path, wheel) -> list[str]:
             with open(f, "wb") as fh:
                 fh.write(z.read(b.path))
 
-            def readelf(*opts: str) -> str:
+            def readelf(*opts: str, f: str = f) -> str:
                 return subprocess.run(["readelf", *opts, f], capture_output=True, text=True).stdout
 
             stack = [line.split() for line in readelf("-lW").splitlines() if "GNU_STACK" in line]

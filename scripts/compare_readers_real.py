@@ -334,7 +334,7 @@ def check_macho(path: Path, member: str, cap: int, planted: bool = False) -> Res
         return res
     slices = macho.parse(data)
     ours = [M.our_view(s) for s in slices]
-    for s, v in zip(slices, ours):
+    for s, v in zip(slices, ours, strict=True):
         v["rpaths"] = _macho_rpaths(v, s.rpaths)
         res.nonempty |= {k for k in MACHO_FIELDS if v[k]}
         res.symbols.update(exported=len(v["exports"]), imported=len(v["imports"]), local=len(v["locals"]),
@@ -349,7 +349,7 @@ def check_macho(path: Path, member: str, cap: int, planted: bool = False) -> Res
         if err:
             _failed(res, ref, MACHO_FIELDS, err)
             continue
-        for a, b in zip(ours, views):
+        for a, b in zip(ours, views, strict=True):
             b = dict(b, rpaths=_macho_rpaths(b))
             label = f"{member} [{a['arch']}]" if len(ours) > 1 else member
             for key in MACHO_FIELDS:
@@ -358,7 +358,7 @@ def check_macho(path: Path, member: str, cap: int, planted: bool = False) -> Res
     if err or len(types) != len(slices):
         _failed(res, "lief", ["export_types"], f"export types: {err or f'{len(types)} slices'}")
     else:
-        for s, t in zip(slices, types):
+        for s, t in zip(slices, types, strict=True):
             # as test_macho_reader.check_file: the type of each export both readers list
             mine = {x.name: x.type for x in s.exports}
             a = {(n, mine[n]) for n in t if n in mine}
@@ -516,7 +516,7 @@ def main() -> int:
     print(f"   symbols compared (ours, summed over slices): {sym} = {totals['exported']} exported + "
           f"{totals['imported']} imported + {totals['local']} local, each against two references; "
           f"{totals['typed']} Mach-O export types against lief")
-    print(f"   known reference quirks normalized: "
+    print("   known reference quirks normalized: "
           + (", ".join(f"{k} {n}" for k, n in sorted(quirks.items()) if n) or "none"))
     print(f"   {failures} differences or failures; {time.perf_counter() - t_all:.1f} s")
     return 0 if failures == 0 else 1

@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _regen_util import POLICYDATA, header, pip_download, read_member, wheel_version, write_json  # noqa: E402
+from _regen_util import POLICYDATA, header, pip_download, read_member, wheel_version  # noqa: E402
 
 COMMAND = "python scripts/regen_stable_abi.py"
 TABLES = {"_FUNCTIONS": "function", "_DATAS": "data"}
@@ -44,7 +44,7 @@ def parse_tables(source: str) -> dict[str, dict]:
         if not isinstance(target, ast.Name) or target.id not in TABLES or not isinstance(node.value, ast.Dict):
             continue
         kind = TABLES[target.id]
-        for key, value in zip(node.value.keys, node.value.values):
+        for key, value in zip(node.value.keys, node.value.values, strict=True):
             if _call_name(value) not in ("Function", "Data"):
                 raise SystemExit(f"{target.id}: unexpected entry {ast.dump(value)[:80]}")
             kw = _kwargs(value)
@@ -75,7 +75,7 @@ def build(wheel: Path) -> dict:
         raise SystemExit(f"abi3info {version}: _internal.py not found in {wheel.name}")
     member, data = found
     symbols = parse_tables(data.decode("utf-8"))
-    newest = max((tuple(map(int, e["added"].split("."))) for e in symbols.values()))
+    newest = max(tuple(map(int, e["added"].split("."))) for e in symbols.values())
     return {
         "header": header(f"woodruffw/abi3info (MIT licence): {member}, generated from CPython's "
                          "Misc/stable_abi.toml", version, COMMAND,

@@ -121,8 +121,8 @@ def audit_wheels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     fixtures/build_audits.sh; also needs MinGW-w64 for the .pyd modules)."""
     _check_toolchain()
     if shutil.which("x86_64-w64-mingw32-gcc") is None:
-        pytest.fail(f"fixture toolchain missing (x86_64-w64-mingw32-gcc); install it with: "
-                    f"apt-get install -y gcc-mingw-w64-x86-64", pytrace=False)
+        pytest.fail("fixture toolchain missing (x86_64-w64-mingw32-gcc); install it with: "
+                    "apt-get install -y gcc-mingw-w64-x86-64", pytrace=False)
     maw = _load_module("make_audit_wheels")
     out = tmp_path_factory.mktemp("audit_wheels")
     try:

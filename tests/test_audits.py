@@ -39,7 +39,7 @@ def wheelaudit(*args: str) -> subprocess.CompletedProcess:
                           text=True, timeout=120)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def check_json(path: Path, *extra: str) -> tuple[int, list[dict]]:
     """``check --format json``: the exit status and the wheel's findings (once per wheel)."""
     run = wheelaudit("check", path, "--format", "json", *extra)

@@ -28,8 +28,8 @@ MEMORY = 1 << 30
 
 
 def wheelaudit(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
-    code = ("import resource, sys; resource.setrlimit(resource.RLIMIT_AS, (%d, %d)); "
-            "from wheelaudit.cli.main import main; sys.exit(main(sys.argv[1:]))" % (MEMORY, MEMORY))
+    code = (f"import resource, sys; resource.setrlimit(resource.RLIMIT_AS, ({MEMORY}, {MEMORY})); "
+            "from wheelaudit.cli.main import main; sys.exit(main(sys.argv[1:]))")
     env = {**os.environ, "WHEELAUDIT_PROGRESS": "0"}
     return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=timeout,
                           env=env)

@@ -73,7 +73,7 @@ def wheels(fixture_wheels, fixture_build_dir, provider_wheels, audit_wheels, tmp
     elf = fixture_build_dir / "elf"
 
     def dist(name: str, version: str, tag: str, members: dict, requires=()) -> Path:
-        meta = [f"Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}"]
+        meta = ["Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}"]
         meta += [f"Requires-Dist: {r}" for r in requires]
         stem = name.replace("-", "_")
         return mw.write_dist_wheel(out / stem / f"{stem}-{version}-{tag}.whl", members, tag, stem, version,

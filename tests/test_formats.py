@@ -307,7 +307,6 @@ def test_junit_without_rules_uses_builtin_rules(capsys, fixture_wheels):
 
 def test_inspect_json_says_where_every_dependency_resolves(capsys, tmp_path):
     """Schema 2: each dependency carries ``resolved``, null where it resolves nowhere."""
-    import zipfile
 
     from wheel.wheelfile import WheelFile
 

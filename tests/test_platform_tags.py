@@ -9,7 +9,6 @@ lists (ZLIB), the iOS minimum version with its load command.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import struct

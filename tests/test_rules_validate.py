@@ -81,7 +81,7 @@ def test_every_problem_of_every_file(tmp_path: Path) -> None:
         "broken.toml:2: TOML syntax error",
     ]
     assert len(lines) == len(want) + 1  # (the rules file the pyproject names is reported once)
-    for got, expected in zip(lines, want):
+    for got, expected in zip(lines, want, strict=False):
         assert got.startswith(expected), (got, expected)
     assert lines[-1] == "7 problems in 3 of 3 files"
 
@@ -270,6 +270,6 @@ def test_every_planted_mistake_in_one_run(tmp_path: Path) -> None:
     lines = p.stdout.splitlines()
     assert lines[-1] == f"{len(PLANTED_PROBLEMS)} problems in 1 of 1 file"
     assert len(lines) == len(PLANTED_PROBLEMS) + 1, p.stdout
-    for line, (n, start) in zip(lines, PLANTED_PROBLEMS):
+    for line, (n, start) in zip(lines, PLANTED_PROBLEMS, strict=False):
         assert line.startswith(f"{rules}:{n}: {start}"), (line, n, start)
     assert "define no component" not in p.stdout

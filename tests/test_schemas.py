@@ -250,7 +250,7 @@ def test_code_enums_and_descriptions_come_from_the_registry() -> None:
 
     code = rules_schema()["definitions"]["code"]["anyOf"][0]
     assert code["enum"] == sorted(CODES)
-    docs = dict(zip(code["enum"], code["x-taplo"]["docs"]["enumValues"]))
+    docs = dict(zip(code["enum"], code["x-taplo"]["docs"]["enumValues"], strict=True))
     assert docs["WA501"].startswith(f"WA501 {CODES['WA501'].name} (error): {CODES['WA501'].summary}")
     severity = rules_schema()["properties"]["severity"]["properties"]
     assert set(CODES) < set(severity) and {"WA5", "WA50"} < set(severity)
@@ -368,7 +368,7 @@ def mutants(data: dict[str, Any], top: Table = TABLES[""],
         here = _at(data, path)
         name = ".".join(str(p) for p in path) or "(top)"
 
-        def mutant(change, what: str) -> tuple[str, dict[str, Any]]:
+        def mutant(change, what: str, path: tuple = path, name: str = name) -> tuple[str, dict[str, Any]]:
             m = copy.deepcopy(data)
             change(_at(m, path))
             return f"{name}: {what}", m

@@ -4,7 +4,6 @@ The script runs for real (bash) on a machine where nothing is found: a PATH of a
 programs, and an apt-get, sudo, dpkg-query and Python that only record what they were asked."""
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 from pathlib import Path

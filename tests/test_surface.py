@@ -363,7 +363,7 @@ def test_malformed_cmake_is_a_problem_not_a_crash(text):
 
 def test_self_including_config_and_exponential_variables_are_bounded():
     loop = 'include("${CMAKE_CURRENT_LIST_FILE}")\n'
-    bomb = "set(a x)\n" + "".join(f'set(a "${{a}}${{a}}")\n' for _ in range(40))
+    bomb = "set(a x)\n" + "".join('set(a "${a}${a}")\n' for _ in range(40))
     surface, _ = _surface({"a/AConfig.cmake": loop, "b/BConfig.cmake": bomb})
     assert {p for p, _ in surface.problems} == {"a/AConfig.cmake", "b/BConfig.cmake"}
 

@@ -72,7 +72,7 @@ def test_strong_only_and_imports():
 
 
 from array import array  # noqa: E402
-from itertools import compress  # noqa: E402
+from itertools import compress, pairwise  # noqa: E402
 
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
@@ -136,7 +136,7 @@ def test_ascending_agrees_with_comparing_each_pair(seed, typecode, n, shape):
     elif shape == "random":
         rng.shuffle(values)
     seq = list(values) if shape == "list" else array(typecode, values)
-    assert _columns.ascending(seq) == all(a <= b for a, b in zip(values, values[1:]))
+    assert _columns.ascending(seq) == all(a <= b for a, b in pairwise(values))
 
 
 def test_runs_of_a_mask():

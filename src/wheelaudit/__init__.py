@@ -29,7 +29,10 @@ _EXPORTS = {
     "NotAWheel": "archive",
 }
 
-__all__ = ["__version__", *_EXPORTS]
+__all__ = [  # (the keys of _EXPORTS, spelt out for linters and type checkers)
+    "__version__", "scan", "load_rules", "audit", "audit_wheels", "Binary", "Slice", "Symbol", "Dependency", "Rpath",
+    "Finding", "CODES", "Report", "WheelReport", "Ruleset", "RulesError", "Wheel", "NotAWheel",
+]
 
 if TYPE_CHECKING:  # for type checkers and IDEs: the eager imports
     from wheelaudit.api import audit, audit_wheels, load_rules, scan
@@ -59,7 +62,7 @@ class _Package(types.ModuleType):
     # ``wheelaudit.scan`` is the function, although a submodule has the same name: importing
     # the submodule sets the package's attribute to the module, which this property ignores.
     @property
-    def scan(self):  # type: ignore[override]
+    def scan(self) -> Any:
         from wheelaudit.api import scan
 
         return scan

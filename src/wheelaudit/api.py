@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal, Union
 
 from wheelaudit.binary.budget import Budget
@@ -35,7 +35,7 @@ def _as_ruleset(rules: Ruleset | PathLike | None) -> Ruleset | None:
 def audit(path: PathLike | Sequence[PathLike], rules: Ruleset | PathLike | None = None, *,
           select: Iterable[str] | None = None, ignore: Iterable[str] | None = None,
           fail_on: FailOn | None = None, jobs: int | None = None, today: _dt.date | None = None,
-          together: bool = False, severity: dict[str, str] | None = None,
+          together: bool = False, severity: Mapping[str, str] | None = None,
           baseline: PathLike | Sequence[PathLike] | None = None, release: bool = False) -> Report:
     """Scan one wheel (or several) and evaluate ``rules`` over it.
 
@@ -85,7 +85,7 @@ def audit(path: PathLike | Sequence[PathLike], rules: Ruleset | PathLike | None 
 
 def audit_wheels(wheels: Sequence[Wheel], ruleset: Ruleset | None, *, select: Iterable[str] | None = None,
                  ignore: Iterable[str] | None = None, fail_on: FailOn | None = None,
-                 today: _dt.date | None = None, severity: dict[str, str] | None = None,
+                 today: _dt.date | None = None, severity: Mapping[str, str] | None = None,
                  baseline: Sequence[Wheel] | None = None, release: bool = False) -> Report:
     """Evaluate ``ruleset`` over already scanned wheels (scan once, audit many times).
 
@@ -145,7 +145,8 @@ def audit_wheels(wheels: Sequence[Wheel], ruleset: Ruleset | None, *, select: It
                     f.severity_override = severity_of(f.code, overrides)
     return Report.build(results, rules_path=str(ruleset.path) if ruleset is not None and ruleset.path else None,
                         rules_name=ruleset.name if ruleset is not None else None,
-                        select=sel, ignore=ign, fail_on=gate, ruleset=ruleset,
+                        select=None if sel is None else list(sel), ignore=None if ign is None else list(ign),
+                        fail_on=gate, ruleset=ruleset,
                         libraries=libraries)
 
 

@@ -105,11 +105,11 @@ def check_environment(env: Mapping[str, str] | None = None) -> list[str]:
     value, return warnings for the names this version does not know."""
     env = os.environ if env is None else env
     problems = []
-    for name, check in (("WHEELAUDIT_BINARY_TIMEOUT", lambda: binary_timeout(env=env)),
-                        ("WHEELAUDIT_PROGRESS", lambda: progress(env)),
-                        ("WHEELAUDIT_PROGRESS_DELAY", lambda: progress_delay(env)),
-                        ("WHEELAUDIT_DEBUG", lambda: flag("WHEELAUDIT_DEBUG", False, env)),
-                        ("WHEELAUDIT_FORCE_WORKERS", lambda: flag("WHEELAUDIT_FORCE_WORKERS", False, env))):
+    for _name, check in (("WHEELAUDIT_BINARY_TIMEOUT", lambda: binary_timeout(env=env)),
+                         ("WHEELAUDIT_PROGRESS", lambda: progress(env)),
+                         ("WHEELAUDIT_PROGRESS_DELAY", lambda: progress_delay(env)),
+                         ("WHEELAUDIT_DEBUG", lambda: flag("WHEELAUDIT_DEBUG", False, env)),
+                         ("WHEELAUDIT_FORCE_WORKERS", lambda: flag("WHEELAUDIT_FORCE_WORKERS", False, env))):
         try:
             check()
         except SettingError as exc:

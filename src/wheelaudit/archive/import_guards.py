@@ -32,10 +32,17 @@ from __future__ import annotations
 import ast
 import posixpath
 import re
+import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from wheelaudit.archive.pysource import last_name, parse
+
+#: ``try`` and, from Python 3.11, ``try`` with ``except*``
+if sys.version_info >= (3, 11):
+    _TRY_NODES: tuple[type[ast.Try | ast.TryStar], ...] = (ast.Try, ast.TryStar)
+else:
+    _TRY_NODES = (ast.Try,)
 
 #: at most this many bytes of a source are read; a larger file is not looked at (its imports
 #: count as unguarded: never a reason to soften a finding)
@@ -130,15 +137,16 @@ def _sites(text: str, src: str, wanted: set[str]) -> dict[str, list[tuple[int, b
     found: dict[str, list[tuple[int, bool]]] = {}
 
     def visit(node: ast.AST, safe: bool) -> None:
+        child: ast.AST
         for imported in _imports(node, package):
             for n in wanted:
                 if imported == n or imported.startswith(n + "."):
                     found.setdefault(n, []).append((getattr(node, "lineno", 0), safe))
-        if isinstance(node, ast.Try) or (hasattr(ast, "TryStar") and isinstance(node, getattr(ast, "TryStar"))):
-            body_safe = safe or any(_catches(h) for h in node.handlers)  # type: ignore[attr-defined]
-            for child in node.body:  # type: ignore[attr-defined]
+        if isinstance(node, _TRY_NODES):
+            body_safe = safe or any(_catches(h) for h in node.handlers)
+            for child in node.body:
                 visit(child, body_safe)
-            for part in (node.handlers, node.orelse, node.finalbody):  # type: ignore[attr-defined]
+            for part in (node.handlers, node.orelse, node.finalbody):
                 for child in part:
                     visit(child, safe)
             return

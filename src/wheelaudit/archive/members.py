@@ -19,16 +19,25 @@ import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
+from typing import IO, TYPE_CHECKING
 
 from wheelaudit.binary import MAGIC_SIZE, detect
 from wheelaudit.archive.limits import MEMORY_LIMIT
 from wheelaudit.archive.zipdir import Member
+from wheelaudit.model.binary import Format
+
+if TYPE_CHECKING:
+    from wheelaudit.binary.strings import StreamSearch
 
 # The inflater: ISA-L when installed (the same streams and results as zlib, faster), else zlib.
+_zlib: ModuleType
 try:
-    from isal import isal_zlib as _zlib
+    from isal import isal_zlib
+
+    _zlib = isal_zlib
 except ImportError:  # pragma: no cover - depends on the environment
-    _zlib = zlib  # type: ignore[assignment]
+    _zlib = zlib
 
 #: bytes read (and at most produced by inflating) per step
 CHUNK = 1 << 20
@@ -47,12 +56,12 @@ class MemberData:
     """What one pass over a member yields."""
 
     member: Member
-    format: str | None  # "elf" | "macho" | "pe" | None
-    data: object | None  # the bytes (bytes, bytearray or SpooledMap), kept for native members only
+    format: Format | None
+    data: bytes | bytearray | SpooledMap | None  # the bytes, kept for native members only
     digest: str  # RECORD-style "sha256=..." of the bytes read
     size: int  # bytes actually read
     error: str | None = None  # the member could not be read (bad CRC, lying size, ...)
-    search: object | None = None  # a StreamSearch fed with the bytes of a spooled member
+    search: StreamSearch | None = None  # fed with the bytes of a spooled member
 
 
 def record_hash(digest: bytes) -> str:
@@ -64,12 +73,14 @@ class SpooledMap(mmap.mmap):
     rather than through the mapping, so that reading a big table costs its copy only: the
     mapped pages of a file never touched through the map do not join the resident set."""
 
+    _fh: IO[bytes]  # the file mapped, closed with the map
+
     def __new__(cls, fh) -> SpooledMap:  # noqa: D102
         self = super().__new__(cls, fh.fileno(), 0, access=mmap.ACCESS_READ)
         self._fh = fh
         return self
 
-    def __getitem__(self, k):  # type: ignore[override]
+    def __getitem__(self, k):
         if isinstance(k, slice) and k.step in (None, 1) and hasattr(os, "pread"):
             start, stop, _ = k.indices(len(self))
             if stop - start > (64 << 10):
@@ -237,7 +248,7 @@ class MemberReader:
                 if fh is not None:
                     fh.close()
             return MemberData(m, fmt, None, record_hash(sha.digest()), size, f"cannot read: {exc.strerror or exc}")
-        data: object | None = kept
+        data: bytes | bytearray | SpooledMap | None = kept
         if mapped is not None:
             if size:
                 data = SpooledMap(mapped)

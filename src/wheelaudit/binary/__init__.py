@@ -14,14 +14,13 @@ they read.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Union
 import mmap
 import re
 
 from wheelaudit.children import ForkFailed
 from wheelaudit.model.binary import Binary, Format, Slice
 
-Buffer = Union[bytes, bytearray, memoryview, mmap.mmap]
+Buffer = bytes | bytearray | memoryview | mmap.mmap
 
 ELF_MAGIC = b"\x7fELF"
 MACHO_MAGICS = {

@@ -45,6 +45,7 @@ Reference: Microsoft's "PE Format" specification; LLVM's ``COFFObjectFile`` and
 
 from __future__ import annotations
 
+import mmap
 import struct
 import sys
 from array import array
@@ -99,7 +100,8 @@ MAX_NAME_BYTES = 64 << 20
 class _Image:
     """The buffer with its section table: RVA -> file offset, bounds-checked."""
 
-    def __init__(self, data: Buffer, sections: list[tuple[int, int, int, int, int]], size_of_headers: int):
+    def __init__(self, data: bytes | bytearray | mmap.mmap, sections: list[tuple[int, int, int, int, int]],
+                 size_of_headers: int) -> None:
         self.data = data
         self.size = len(data)
         self.headers = min(size_of_headers, self.size)
@@ -180,6 +182,8 @@ def _u16_array(data: Buffer, off: int, count: int) -> array:
 
 
 def parse(data: Buffer, needles: Sequence[bytes] = ()) -> list[Slice]:
+    if isinstance(data, memoryview):  # (the names are found with ``find``, which a view lacks)
+        data = bytes(data)
     size = len(data)
     if size < 0x40:
         raise MalformedBinary(f"truncated: {size} bytes is shorter than a DOS header (64)")
@@ -303,7 +307,7 @@ def _exports(img: _Image, directory: tuple[int, int], s: Slice) -> None:
             find = blob.find
             budget = img.name_budget
             read: dict[int, bytes] = {}  # RVA -> name: entries sharing a string share it
-            for ptr, idx in zip(name_ptrs, ordinals):
+            for ptr, idx in zip(name_ptrs, ordinals, strict=True):
                 if idx not in names:
                     name = read.get(ptr)
                     if name is None:
@@ -319,7 +323,7 @@ def _exports(img: _Image, directory: tuple[int, int], s: Slice) -> None:
             img.name_budget = max(budget, 0)
         else:
             read = {}
-            for ptr, idx in zip(name_ptrs, ordinals):
+            for ptr, idx in zip(name_ptrs, ordinals, strict=True):
                 if idx not in names:
                     if ptr not in read:
                         read[ptr] = img.cbytes(ptr, "export name")

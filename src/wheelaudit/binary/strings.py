@@ -20,9 +20,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
+from types import ModuleType
+from typing import Any
 
+_ac: ModuleType | None  # the automaton library, when installed
 try:  # pragma: no cover - depends on the environment
-    import ahocorasick_rs as _ac
+    import ahocorasick_rs
+
+    _ac = ahocorasick_rs
 except ImportError:  # pragma: no cover
     _ac = None
 
@@ -169,10 +174,11 @@ def last_in_strings(needles: Iterable[bytes], blob) -> dict[bytes, dict[int, int
 
 
 @lru_cache(maxsize=16)
-def _string_automaton(needles: tuple[bytes, ...]) -> tuple[object, list[frozenset[int]]]:
+def _string_automaton(needles: tuple[bytes, ...]) -> tuple[Any, list[frozenset[int]]]:
     """The automaton over all ``needles`` and, per needle, itself and the needles that can
     overlap it (see :func:`last_in_strings`)."""
-    ac = _ac.BytesAhoCorasick(list(needles), matchkind=_ac.MATCHKIND_LEFTMOST_FIRST)  # type: ignore[union-attr]
+    assert _ac is not None  # (its callers search without an automaton when the library is missing)
+    ac = _ac.BytesAhoCorasick(list(needles), matchkind=_ac.MATCHKIND_LEFTMOST_FIRST)
     related = [frozenset([k] + [j for j, m in enumerate(needles) if can_overlap(n, m)]) for k, n in enumerate(needles)]
     return ac, related
 

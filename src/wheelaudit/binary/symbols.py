@@ -310,8 +310,8 @@ class SymbolTable(Sequence[Symbol]):
         codes = bytes(map(self.codes.__getitem__, indices))
         vindex = self.vindex
         if vindex is not None:
-            picked = map(vindex.__getitem__, indices)
-            vindex = bytes(picked) if isinstance(vindex, bytes) else array(getattr(vindex, "typecode", "Q"), picked)
+            versions = map(vindex.__getitem__, indices)
+            vindex = bytes(versions) if isinstance(vindex, bytes) else array(getattr(vindex, "typecode", "Q"), versions)
         table = SymbolTable(new_blob, new_offsets, codes, self.versions, vindex, underscore=self.underscore,
                             unique=self._order is None)
         table._tails = {}
@@ -376,7 +376,7 @@ class SymbolTable(Sequence[Symbol]):
     def __bool__(self) -> bool:
         return len(self.offsets) > 0
 
-    def __getitem__(self, k):  # type: ignore[override]
+    def __getitem__(self, k):
         idx = self._indices()
         if isinstance(k, slice):
             return [self.raw_symbol(i) for i in idx[k]]
@@ -428,7 +428,7 @@ class SymbolTable(Sequence[Symbol]):
             return repr(list(self))
         return f"<SymbolTable of {n} symbols: {self[0]!r}, ...>"
 
-    def __reduce_ex__(self, protocol):  # type: ignore[override]
+    def __reduce_ex__(self, protocol):
         blob = self.blob
         if protocol >= 5 and len(blob) > (1 << 20):
             import pickle

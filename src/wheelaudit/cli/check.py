@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from wheelaudit.cli.common import (add_jobs_option, add_output_options, add_report_option, check_report_targets,
                                    output_stream, split_codes, split_severities, write_reports)
 from wheelaudit.cli.common import add_verbosity_options
+
+if TYPE_CHECKING:
+    from wheelaudit.ruleset.load import Ruleset
 
 
 def add_parser(sub) -> None:
@@ -52,7 +56,7 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
-def resolve_rules(rules_arg: str | None):
+def resolve_rules(rules_arg: str | None) -> Ruleset | None:
     """The ruleset from ``--rules``, else from pyproject.toml discovery, else None."""
     from wheelaudit.cli.common import UsageError, trace_rules
     from wheelaudit.ruleset.config import find_rules
@@ -66,7 +70,8 @@ def resolve_rules(rules_arg: str | None):
             bare = path.name == rules_arg and not path.suffix and not path.exists()  # (meant a shipped one?)
             raise UsageError(f"rules file {path} {'is not a file' if path.exists() else 'does not exist'}"
                              + (f" (shipped rulesets, by name: {', '.join(shipped.names())})" if bare else ""))
-        ruleset, origin = load_rules(path), None
+        ruleset: Ruleset | None = load_rules(path)
+        origin: Path | None = None
     else:
         ruleset, origin = find_rules(Path.cwd())
     trace_rules(Path.cwd(), rules_arg, ruleset, origin)  # (--verbose)

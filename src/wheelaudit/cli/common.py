@@ -11,7 +11,10 @@ import sys
 from collections.abc import Iterator
 from contextvars import ContextVar
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO, cast
+
+if TYPE_CHECKING:
+    from wheelaudit.model.codes import Severity
 
 
 class UsageError(Exception):
@@ -214,7 +217,7 @@ class _TimeoutAction(argparse.Action):
         from wheelaudit.settings import seconds as parse_seconds
 
         try:
-            seconds = parse_seconds(values, option_string)  # type: ignore[arg-type]
+            seconds = parse_seconds(values, option_string)
         except SettingError as exc:
             parser.error(str(exc))
         os.environ["WHEELAUDIT_BINARY_TIMEOUT"] = repr(seconds)
@@ -273,7 +276,7 @@ def output_stream(path: str | None, verdict: int = 0, budget=None, *, gate: bool
     if budget is not None:
         with output_stream(path, verdict, gate=gate) as fh:
             capped = _Capped(fh, budget)
-            yield capped
+            yield cast(TextIO, capped)  # (a text stream: what a renderer writes to)
             if capped.cut:
                 print(f"wheelaudit: note: {capped.cut}", file=sys.stderr)
         return
@@ -281,7 +284,7 @@ def output_stream(path: str | None, verdict: int = 0, budget=None, *, gate: bool
         path = None
     cut = _CUT.get()
     if path is None and cut <= -2:  # (-qq: the exit status answers)
-        yield _Nowhere()
+        yield cast(TextIO, _Nowhere())
         return
     if cut < 0:  # (-q: a text report to standard output holds its findings only; a file, all)
         from wheelaudit.render.text import findings_only
@@ -299,7 +302,7 @@ def _opened(path: str | None, verdict: int, gate: bool = True) -> Iterator[TextI
     where = path or "standard output"
     try:
         if path:
-            fh = open(Path(path), "w", encoding="utf-8")  # noqa: SIM115
+            fh: TextIO = open(Path(path), "w", encoding="utf-8")  # noqa: SIM115
         else:
             fh = sys.stdout
             if fh is None:  # started with descriptor 1 closed
@@ -330,7 +333,7 @@ def split_codes(values: list[str] | None) -> tuple[str, ...] | None:
         raise UsageError(str(exc)) from None
 
 
-def split_severities(values: list[str] | None) -> dict[str, str]:
+def split_severities(values: list[str] | None) -> dict[str, Severity]:
     """``--severity WA502=error,WA6=warning`` -> {"WA502": "error", "WA6": "warning"}."""
     from wheelaudit.model.codes import CodeError, parse_severities
 

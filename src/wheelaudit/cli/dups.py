@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from wheelaudit.cli.common import add_jobs_option, add_output_options, output_stream
 from wheelaudit.cli.common import add_verbosity_options
 from wheelaudit.model.messages import more, plural, shorten
+
+if TYPE_CHECKING:
+    from wheelaudit.model.wheel import Wheel
 
 #: groups shown in text output per section unless --all
 DEFAULT_LIMIT = 15
@@ -155,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
     if args.together:
         from wheelaudit.scan.together import scan_together
 
-        wheels = [scan_together(paths, jobs=args.jobs)]
+        wheels: list[Wheel] = [scan_together(paths, jobs=args.jobs)]
     else:
         from wheelaudit.binary.budget import Budget
 

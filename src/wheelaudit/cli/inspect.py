@@ -57,13 +57,13 @@ def run(args: argparse.Namespace) -> int:
             import json
 
             doc = json_render.inspect_dict(wheels[:1], symbols=args.symbols, resolutions=tables[0])
-            for w, table in zip(wheels[1:], tables[1:]):
+            for w, table in zip(wheels[1:], tables[1:], strict=True):
                 doc["wheels"] += json_render.inspect_dict([w], symbols=args.symbols, resolutions=table)["wheels"]
             json.dump(doc, out, indent=2)
             out.write("\n")
         else:
             color = text_render.use_color(out, args.color)
-            for i, (w, table) in enumerate(zip(wheels, tables)):
+            for i, (w, table) in enumerate(zip(wheels, tables, strict=True)):
                 if i:
                     out.write("\n")
                 text_render.render_inspect([w], out, color=color, symbols=args.symbols, resolutions=table)

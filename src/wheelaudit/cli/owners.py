@@ -193,7 +193,7 @@ def _write_table(out: TextIO, rows: list[list[str]], header: list[str], width: i
     lines = table(rows, header)
     out.write("    " + paint(lines[0], "dim", color) + "\n")
     room = max(20, width - 8)
-    for line, ex in zip(lines[1:], all_examples):
+    for line, ex in zip(lines[1:], all_examples, strict=True):
         out.write("    " + line + "\n")
         for e in ex[:examples]:
             out.write("        " + shorten(visible(e), room) + "\n")

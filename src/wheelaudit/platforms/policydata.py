@@ -23,7 +23,7 @@ from __future__ import annotations
 import gzip
 import json
 import re
-from functools import lru_cache
+from functools import lru_cache, cache
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +55,7 @@ def _read(directory: Path, name: str) -> dict[str, Any]:
     raise FileNotFoundError(f"wheelaudit's policy data {name}.json is missing from {directory}")
 
 
-@lru_cache(maxsize=None)
+@cache
 def load(name: str) -> dict[str, Any]:
     """The parsed data file ``name`` (``"windows"``, ``"stable_abi"``, ``"elf_exports"``; or a
     Linux policy family: ``"manylinux"``, ``"musllinux"``, ``"android"``). Callers must not
@@ -69,7 +69,7 @@ def load(name: str) -> dict[str, Any]:
 # Linux policies (auditwheel's, as policies/*.json keeps them)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _policy_index() -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for family in ("manylinux", "musllinux", "android"):
@@ -132,7 +132,7 @@ def windows_system_dlls(machine: str) -> frozenset[str]:
     return _windows_sets().get(machine, frozenset())
 
 
-@lru_cache(maxsize=None)
+@cache
 def _windows_sets() -> dict[str, frozenset[str]]:
     return {m: frozenset(names) for m, names in load("windows")["system"].items()}
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, cache
 from typing import Any
 
 from packaging.markers import Marker, UndefinedComparison, UndefinedEnvironmentName
@@ -141,7 +141,7 @@ def _ships(dist: dict[str, Any], family: str, library: str, specifier: Specifier
     return None
 
 
-@lru_cache(maxsize=None)
+@cache
 def _requirement(text: str) -> Requirement:
     """A Requires-Dist line of the table, parsed once (the table's few hundred lines are walked
     for every library asked about)."""
@@ -181,7 +181,7 @@ def _routes(name: str, extras: frozenset[str], specifier: SpecifierSet | None, l
                         req.name, frozenset(canonicalize_name(e) for e in req.extras), req.specifier or None,
                         library, family, env, transitive, depth + 1, seen | {key}):
                     out.append(((step, *path), shipper, found, trans or dist.get("kind") != "meta"))
-    unique = {}
+    unique: dict[tuple[tuple[str, ...], str], tuple[tuple[str, ...], str, dict[str, Any], bool]] = {}
     for route in out:
         unique.setdefault((route[0], route[1]), route)
     return list(unique.values())

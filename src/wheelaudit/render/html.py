@@ -414,13 +414,13 @@ def _graph(libs: list[LibraryFacts], flagged: set[str], index: int) -> str:
         x2, y2 = q.x, q.y + q.height / 2
         if x2 <= x1:  # a cycle's back edge: around the right of the source
             x2, y2 = q.x + q.width, q.y + q.height / 2
-            d = (f"M{_num(x1)},{_num(y1)} C{_num(x1 + 40)},{_num(y1)} {_num(x2 + 40)},{_num(y2)} "
-                 f"{_num(x2)},{_num(y2)}")
+            path = (f"M{_num(x1)},{_num(y1)} C{_num(x1 + 40)},{_num(y1)} {_num(x2 + 40)},{_num(y2)} "
+                    f"{_num(x2)},{_num(y2)}")
         else:
             mid = (x1 + x2) / 2
-            d = f"M{_num(x1)},{_num(y1)} C{_num(mid)},{_num(y1)} {_num(mid)},{_num(y2)} {_num(x2)},{_num(y2)}"
+            path = f"M{_num(x1)},{_num(y1)} C{_num(mid)},{_num(y1)} {_num(mid)},{_num(y2)} {_num(x2)},{_num(y2)}"
         cls = f"e {status}" + (" optional" if optional else "")
-        svg.append(f"<path class=\"{cls}\" d=\"{d}\" marker-end=\"url(#a{index + 1}-{status})\"/>\n")
+        svg.append(f"<path class=\"{cls}\" d=\"{path}\" marker-end=\"url(#a{index + 1}-{status})\"/>\n")
     for key in sorted(placed):
         p = placed[key]
         kind = kinds[key]

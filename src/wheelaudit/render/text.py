@@ -254,8 +254,7 @@ def render_inspect(wheels: list[Wheel], out: TextIO, color: bool = False, symbol
                             more(f"{prefix}  U {visible(n)}\n")
                     for n, target in sl.forwarders.items():
                         more(f"{prefix}  F {visible(n)} -> {visible(target)}\n")
-        if w.surface is not None:
-            _render_surface(w, out, color)
+        _render_surface(w, out, color)
         for f in w.findings:
             out.write(f"\n  {paint(f.code, 'error', color)} {visible(f.message)}\n")
         out.write("\n")
@@ -276,6 +275,8 @@ def _render_surface(w: Wheel, out: TextIO, color: bool) -> None:
     """``inspect``: the consumer surface, each target with its type, file, identity, live or orphan;
     each package config with what it reaches; each .pc with its libs and cflags."""
     s = w.surface
+    if s is None:
+        return
     ids = {b.path: b.identity for b in w.libraries}
     out.write(f"\n  {paint('consumer surface', 'bold', color)} (CMake / pkg-config, read as text)\n")
     for c in s.configs:

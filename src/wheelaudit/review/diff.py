@@ -34,7 +34,8 @@ from wheelaudit.checks.release.names import (ELF_VERSION as _ELF_VERSION, MACHO_
                                              _AUDITWHEEL, _DELVEWHEEL, library_stem, unhashed)  # (re-exported)
 from wheelaudit.model.binary import Binary
 from wheelaudit.model.finding import Finding
-from wheelaudit.model.messages import human_size, more, plural
+from wheelaudit.model import messages
+from wheelaudit.model.messages import human_size, plural
 from wheelaudit.model.wheel import Wheel
 
 #: file suffixes that are source or metadata, not data that travels with code (diff, init)
@@ -458,13 +459,13 @@ def whole_paths(paths: list[str], width: int) -> str:
     used = 0
     for i, p in enumerate(paths):
         rest = len(paths) - i - 1
-        tail = len(more(rest))
+        tail = len(messages.more(rest))
         need = len(p) + (2 if shown else 0)
         if shown and used + need + tail > width:
             break
         shown.append(p)
         used += need
-    return ", ".join(shown) + more(len(paths) - len(shown))
+    return ", ".join(shown) + messages.more(len(paths) - len(shown))
 
 
 def render_text(d: WheelDiff, out: TextIO, color: bool = False, limit: int | None = 20) -> None:
@@ -602,8 +603,8 @@ def render_text(d: WheelDiff, out: TextIO, color: bool = False, limit: int | Non
 
     if d.files_added or d.files_removed:
         section("Data files")
-        rows = [f"  − {f}" for f in d.files_removed] + [f"  + {f}" for f in d.files_added]
-        shown, rest = cut(rows)
+        file_lines = [f"  − {f}" for f in d.files_removed] + [f"  + {f}" for f in d.files_added]
+        shown, rest = cut(file_lines)
         for line in shown:
             out.write(line + "\n")
         more(rest, "files")

@@ -450,10 +450,10 @@ def _merge_same_libraries(buckets: dict[tuple[str, Strength], list[DupSymbol]]) 
             libs = frozenset(d.path for d in sym.definers)
             loose.setdefault((strength, libs), []).append((key, sym))
     for (strength, _libs), members in loose.items():
-        keys = {k for k, _ in members}
+        loose_keys = {k for k, _ in members}
         syms = [sym for _, sym in members]
-        if len(keys) == 1:
-            (key,) = keys
+        if len(loose_keys) == 1:
+            (key,) = loose_keys
         else:
             common = word_prefix([sym.name for sym in syms])
             key = f"{common}*" if len(common) >= 3 and common.strip("_") else NO_PREFIX

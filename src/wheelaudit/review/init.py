@@ -456,9 +456,9 @@ def _linkage(wheel: Wheel) -> tuple[list[tuple[str, str]], dict[str, list[str]]]
     from wheelaudit.checks.linkage import resolve_wheel
 
     required: set[str] = set()
-    for r in wheel.requires_dist:
+    for text in wheel.requires_dist:
         try:
-            req = Requirement(r)
+            req = Requirement(text)
         except InvalidRequirement:
             continue
         if req.marker is not None and "extra" in str(req.marker):
@@ -640,7 +640,7 @@ def release_ruleset(wheels: list[Wheel]) -> str:
     per = [contents(w) for w in wheels]
     only: dict[str, str] = {}
     for key in sorted(set().union(*per)):
-        having = [w for w, c in zip(wheels, per) if key in c]
+        having = [w for w, c in zip(wheels, per, strict=True) if key in c]
         if len(having) == len(wheels):
             continue
         kind, path = next(c[key] for c in per if key in c)

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
+from packaging.version import Version
 
 from wheelaudit.model.finding import Finding
 from wheelaudit.model.wheel import Wheel
@@ -64,7 +65,7 @@ def describe(name: str, version: str, path: Path) -> str:
 class _Candidate:
     path: Path
     name: str
-    version: object  # packaging Version
+    version: Version
     keys: set[tuple[str, str]] | None
 
 
@@ -128,7 +129,7 @@ def find_providers(wheel: Wheel, directory: str | os.PathLike[str]) -> tuple[lis
             ignore(c, f"its platform ({_show(c.keys)}) is not the wheel's ({_show(mine)})")
             continue
         best = found.get(cname)
-        if best is None or c.version > best.version:  # type: ignore[operator]
+        if best is None or c.version > best.version:
             found[cname] = c
     return [c.path for c in found.values()], notes
 
@@ -165,7 +166,7 @@ def with_providers(members: list[Wheel], directory: str | os.PathLike[str], *, s
     from wheelaudit.scan import scan
     from wheelaudit.scan.together import label, merge_wheels
 
-    given = {canonicalize_name(w.name) for w in members if w.name}
+    given: set[str] = {canonicalize_name(w.name) for w in members if w.name}
     found: dict[Path, None] = {}
     notes: list[str] = []
     for w in members:

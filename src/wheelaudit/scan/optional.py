@@ -33,5 +33,5 @@ def find_optional_modules(wheel: Wheel, modules: Iterable[str]) -> dict[str, str
         return {}
     with source:
         sources = [f for f in source.files() if f.endswith(".py")]
-        found = optional_modules(wanted, sources, lambda f: source.read_text(f)[0])
-    return {m: str(g) for m, g in found.items()}
+        guards = optional_modules(wanted, sources, lambda f: source.read_text(f)[0])
+    return {m: str(g) for m, g in guards.items()}

@@ -50,7 +50,7 @@ class ScanFailed(Exception):
 
 def default_jobs() -> int:
     try:
-        return max(1, len(os.sched_getaffinity(0)))  # type: ignore[attr-defined]
+        return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):
         return max(1, os.cpu_count() or 1)
 
@@ -128,7 +128,7 @@ class Pool:
             w.error = msg[1]
         elif kind == "rec":  # a native member read; its parsing starts
             idx, read = msg[1], Read(*msg[2])
-            self.out[idx] = (read, Binary(path=self.source.members[idx].path, format=read.format or "elf",  # type: ignore[arg-type]
+            self.out[idx] = (read, Binary(path=self.source.members[idx].path, format=read.format or "elf",
                                           size=read.size, error="not parsed"))
         elif kind == "bin":
             idx, binary = msg[1], msg[2]

@@ -51,7 +51,13 @@ class Display:
     shown: Progress | None = None
 
 
-_DISPLAY: ContextVar[Display] = ContextVar("wheelaudit_display", default=Display())
+_DISPLAY: ContextVar[Display] = ContextVar("wheelaudit_display")
+
+
+def _display() -> Display:
+    """The display of the current command, else a fresh one (never a shared default: a bar
+    records itself on its display)."""
+    return _DISPLAY.get(None) or Display()
 
 
 @contextlib.contextmanager
@@ -71,7 +77,7 @@ def showing(*, bar: bool | None = None, trace: Callable[[str], None] | None = No
 def trace(line: str) -> None:
     """One line of ``--verbose`` (nothing without it), on a line of its own: a bar on the
     screen is erased first (and drawn again as the work goes on)."""
-    display = _DISPLAY.get()
+    display = _display()
     if display.trace is None:
         return
     if display.shown is not None:
@@ -81,7 +87,7 @@ def trace(line: str) -> None:
 
 def tracing() -> bool:
     """Whether :func:`trace` lines go anywhere (to spare composing them)."""
-    return _DISPLAY.get().trace is not None
+    return _display().trace is not None
 
 
 def trace_read(wheel: Wheel) -> None:
@@ -121,7 +127,7 @@ def _environment_allows() -> bool:
 def wanted(stream: TextIO | None = None) -> bool:
     """Whether a bar may be drawn on ``stream`` (standard error by default): see the module."""
     stream = sys.stderr if stream is None else stream
-    if _DISPLAY.get().bar is False or not _environment_allows():
+    if _display().bar is False or not _environment_allows():
         return False
     try:
         return bool(stream.isatty())
@@ -151,7 +157,7 @@ class Progress:
     def __init__(self, total: int, label: str, stream: TextIO | None = None, enabled: bool | None = None,
                  delay: float | None = None) -> None:
         self.stream = sys.stderr if stream is None else stream
-        self.display = _DISPLAY.get()
+        self.display = _display()
         self.enabled = wanted(self.stream) if enabled is None else enabled
         self.total = max(total, 1)
         self.label = label

@@ -3,14 +3,13 @@ parsed by its format's reader within the time bound. The same in a worker and in
 
 from __future__ import annotations
 
-import os
 import signal
 import threading
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from wheelaudit.archive import Member, MemberReader
-from wheelaudit.model.binary import Binary
+from wheelaudit.model.binary import Binary, Format
 from wheelaudit.checks.index import Interest, narrow
 from wheelaudit.binary import read_binary
 from wheelaudit.binary.symbols import SymbolTable
@@ -21,7 +20,7 @@ from wheelaudit.binary.symbols import SymbolTable
 class Read(NamedTuple):
     """What RECORD needs of a member read (plain fields: it crosses the worker's pipe)."""
 
-    format: str | None
+    format: Format | None
     digest: str
     size: int
     error: str | None
@@ -34,8 +33,8 @@ def binary_timeout(value: float | None = None) -> float:
     return configured(value)
 
 
-def timed_out(path: str, fmt: str, size: int, timeout: float) -> Binary:
-    return Binary(path=path, format=fmt, size=size,  # type: ignore[arg-type]
+def timed_out(path: str, fmt: Format, size: int, timeout: float) -> Binary:
+    return Binary(path=path, format=fmt, size=size,
                   error=f"reading took longer than {timeout:g} s (the bound; WHEELAUDIT_BINARY_TIMEOUT changes it)")
 
 
@@ -53,7 +52,7 @@ def read_member(reader: MemberReader, m: Member, needles: tuple[bytes, ...], int
     if on_native is not None:
         on_native(read)
     if md.error or md.data is None:
-        return read, Binary(path=m.path, format=md.format, size=md.size,  # type: ignore[arg-type]
+        return read, Binary(path=m.path, format=md.format, size=md.size,
                             error=md.error or "could not be read")
     data = md.data
     used: Sequence[bytes] = needles

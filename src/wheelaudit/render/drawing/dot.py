@@ -100,7 +100,7 @@ def _cluster(i: int, wheel: Wheel, libs: list[LibraryFacts], out: TextIO) -> Non
         src = node(("lib", lib.path))
         for d in lib.dependencies:
             if d.status == "inside" and d.path in shipped:
-                dst = node(("lib", d.path))  # type: ignore[arg-type]
+                dst = node(("lib", d.path))
             else:
                 key = (d.status, d.name)
                 if key not in outside:

@@ -93,7 +93,7 @@ def layout_graph(nodes: dict[str, str], edges: Sequence[tuple[str, str]], last: 
         for li in sorted(columns)[1:]:
             pos = {k: i for col in columns.values() for i, k in enumerate(col)}
 
-            def centre(k: str) -> tuple[float, str, str]:
+            def centre(k: str, pos: dict[str, int] = pos, li: int = li) -> tuple[float, str, str]:
                 ps = [pos[p] for p in preds[k] if layer[p] < layer[k]]
                 return (sum(ps) / len(ps) if ps else float(len(columns[li])), nodes[k], k)
 
@@ -233,7 +233,7 @@ def _place(t: Tile, x: float, y: float, w: float, h: float, depth: int) -> None:
         shown = shown + [lump]
     rects = squarify([c.size for c in shown], ix, iy, iw, ih)
     t.children = shown
-    for c, (cx, cy, cw, ch) in zip(shown, rects):
+    for c, (cx, cy, cw, ch) in zip(shown, rects, strict=True):
         _place(c, cx, cy, cw, ch, depth + 1)
 
 
