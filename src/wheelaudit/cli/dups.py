@@ -47,7 +47,7 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
-def dups_dict(wheel, groups) -> dict[str, Any]:
+def dups_dict(wheel: Wheel, groups) -> dict[str, Any]:
     from wheelaudit import __version__
     from wheelaudit.review.dups import wheel_dict
     from wheelaudit.model.report import SCHEMA_VERSION
@@ -68,7 +68,7 @@ def dups_dict(wheel, groups) -> dict[str, Any]:
     }
 
 
-def _with_origins(group: dict[str, Any], wheel) -> dict[str, Any]:
+def _with_origins(group: dict[str, Any], wheel: Wheel) -> dict[str, Any]:
     """With --together: each library of a group names the wheel it comes from."""
     origins = getattr(wheel, "origins", None)
     if origins:
@@ -82,7 +82,7 @@ def _short(origin: str) -> str:
     return "-".join(origin.split("-")[:2]) if origin.endswith(".whl") else origin
 
 
-def _wheels_of(g, wheel) -> int:
+def _wheels_of(g, wheel: Wheel) -> int:
     origins = getattr(wheel, "origins", None) or {}
     return len({origins.get(lib.path) for lib in g.libraries})
 
@@ -93,7 +93,7 @@ WEAK_HEAD = ("Weak-only duplicates: defined weakly by all but at most one librar
              "instantiations). They usually matter less; a weak copy does not make a library an owner.")
 
 
-def render_text(wheel, groups, out: TextIO, color: bool, limit: int | None, examples: int) -> None:
+def render_text(wheel: Wheel, groups, out: TextIO, color: bool, limit: int | None, examples: int) -> None:
     from wheelaudit.render.escape import visible
     from wheelaudit.review.dups import term_width
     from wheelaudit.render.text import aside, paint, table

@@ -14,11 +14,14 @@ import argparse
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from wheelaudit.cli.common import add_jobs_option, add_output_options, output_stream
 from wheelaudit.cli.common import add_verbosity_options
 from wheelaudit.model.messages import more, plural, shorten
+
+if TYPE_CHECKING:
+    from wheelaudit.model.wheel import Wheel
 
 
 def add_parser(sub) -> None:
@@ -85,7 +88,7 @@ class StringCarriers:
         return bool(self.binaries)
 
 
-def symbol_owners(wheel, patterns: list[str]) -> list[SymbolOwners]:
+def symbol_owners(wheel: Wheel, patterns: list[str]) -> list[SymbolOwners]:
     """For each pattern, the libraries that define and those that import a matching symbol."""
     from wheelaudit.ruleset.globs import SymbolPattern
     from wheelaudit.checks.index import SymbolIndex
@@ -124,7 +127,7 @@ def symbol_owners(wheel, patterns: list[str]) -> list[SymbolOwners]:
     return out
 
 
-def string_carriers(wheel, patterns: list[str]) -> list[StringCarriers]:
+def string_carriers(wheel: Wheel, patterns: list[str]) -> list[StringCarriers]:
     out = []
     for p in patterns:
         needle = p.encode("utf-8")
@@ -147,7 +150,7 @@ def _libs(n: int) -> str:
     return f"{n} librar{'y' if n == 1 else 'ies'}"
 
 
-def render_symbols_text(wheel, results: list[SymbolOwners], out: TextIO, color: bool, examples: int) -> None:
+def render_symbols_text(wheel: Wheel, results: list[SymbolOwners], out: TextIO, color: bool, examples: int) -> None:
     from wheelaudit.review.dups import term_width
     from wheelaudit.render.text import aside, paint
 
@@ -201,7 +204,7 @@ def _write_table(out: TextIO, rows: list[list[str]], header: list[str], width: i
             out.write("        " + paint("…" + more(len(ex) - examples), "dim", color) + "\n")
 
 
-def render_strings_text(wheel, results: list[StringCarriers], out: TextIO, color: bool) -> None:
+def render_strings_text(wheel: Wheel, results: list[StringCarriers], out: TextIO, color: bool) -> None:
     from wheelaudit.render.escape import visible
     from wheelaudit.render.text import aside, paint
 
@@ -220,7 +223,7 @@ def render_strings_text(wheel, results: list[StringCarriers], out: TextIO, color
     aside(out, f"\n{matched} of {plural(len(results), 'string')} found\n")
 
 
-def owners_dict(wheel, results: list[Any], strings: bool, examples: int) -> dict[str, Any]:
+def owners_dict(wheel: Wheel, results: list[Any], strings: bool, examples: int) -> dict[str, Any]:
     from wheelaudit import __version__
     from wheelaudit.review.dups import wheel_dict
     from wheelaudit.model.report import SCHEMA_VERSION

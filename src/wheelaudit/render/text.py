@@ -98,7 +98,7 @@ def hint(f: Finding) -> str:
     return f.hint or CODES[f.code].fix
 
 
-def together(wheel) -> list:
+def together(wheel: Wheel) -> list[Wheel]:
     """The wheels ``check --together`` audited as this one install (their file names joined by
     ``+`` are its name), else []."""
     members = getattr(wheel, "members", None) or []
@@ -107,7 +107,7 @@ def together(wheel) -> list:
     return []
 
 
-def wheel_label(wheel, f: Finding | None = None) -> str:
+def wheel_label(wheel: Wheel, f: Finding | None = None) -> str:
     """How a report names the wheel of finding ``f``: its file name; for wheels audited together,
     the wheels its paths come from, else how many were audited together (never every file name
     joined by ``+``)."""
