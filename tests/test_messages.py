@@ -7,16 +7,18 @@ from wheelaudit.model.finding import examples as finding_examples
 from wheelaudit.model.messages import examples, human_size, more, plural, shorten, shorten_middle
 
 
-@pytest.mark.parametrize("n, what, text", [
-    (0, "", ""),
-    (-2, "", ""),
-    (1, "", " (+1 more)"),
-    (12, "", " (+12 more)"),
-    (3, "paths", " (+3 more paths)"),
-    (0, "paths", ""),
+@pytest.mark.parametrize("n, what, note, text", [
+    (0, "", "", ""),
+    (-2, "", "", ""),
+    (1, "", "", " (+1 more)"),
+    (12, "", "", " (+12 more)"),
+    (3, "paths", "", " (+3 more paths)"),
+    (0, "paths", "", ""),
+    (4, "libraries", "--all shows them", " (+4 more libraries; --all shows them)"),
+    (2, "", "--all shows them", " (+2 more; --all shows them)"),
 ])
-def test_more(n, what, text):
-    assert more(n, what) == text
+def test_more(n, what, note, text):
+    assert more(n, what, note=note) == text
 
 
 def test_examples_sorted_by_default_and_counted():

@@ -121,7 +121,7 @@ def render_text(wheel: Wheel, groups, out: TextIO, color: bool, limit: int | Non
         for line in table(rows, ["group", "symbols", "libraries"] + (["wheels"] if together else []) + ["sentinel"]):
             out.write("  " + shorten(visible(line), width - 2) + "\n")
         if len(items) > len(shown):
-            out.write("  " + paint(f"… (+{len(items) - len(shown)} more {title} groups; --all or --format json shows them)",
+            out.write("  " + paint("…" + more(len(items) - len(shown), f"{title} groups", note="--all or --format json shows them"),
                                    "dim", color) + "\n")
         for g in shown:
             out.write("\n  " + paint(g.key, "bold", color)

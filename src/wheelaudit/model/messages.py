@@ -17,12 +17,13 @@ _DECIMAL = (("GB", 10**9), ("MB", 10**6), ("KB", 10**3))
 _BINARY = (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10))
 
 
-def more(n: int, what: str = "") -> str:
-    """`` (+N more)`` (or `` (+N more paths)`` with ``what``) when ``n`` is positive, else ``""``:
-    the suffix of a list that shows only some of its items."""
+def more(n: int, what: str = "", *, note: str = "") -> str:
+    """`` (+N more)`` (`` (+N more paths)`` with ``what``, `` (+N more paths; how to see them)``
+    with ``note``) when ``n`` is positive, else ``""``: the suffix of a list that shows only some
+    of its items."""
     if n <= 0:
         return ""
-    return f" (+{n} more {what})" if what else f" (+{n} more)"
+    return f" (+{n} more{' ' + what if what else ''}{'; ' + note if note else ''})"
 
 
 def examples(names: Iterable[str], limit: int = 3, *, sort: bool = True, sep: str = ", ", gap: str = "") -> str:

@@ -485,7 +485,7 @@ def render_text(d: WheelDiff, out: TextIO, color: bool = False, limit: int | Non
 
     def more(n: int, what: str) -> None:
         if n:
-            out.write("  " + paint(f"… (+{n} more {what}; --all or --format json shows them)", "dim", color) + "\n")
+            out.write("  " + paint("…" + messages.more(n, what, note="--all or --format json shows them"), "dim", color) + "\n")
 
     so, sn = d.size_old, d.size_new
     for label, w in (("old", d.old), ("new", d.new)):
