@@ -196,3 +196,33 @@ def release_wheels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     libs = tmp_path_factory.mktemp("release_libs")
     _run_build(FIXTURES / "build_release.sh", libs)
     return _load_module("make_release_wheels").build_all(libs, tmp_path_factory.mktemp("release_wheels"))
+
+
+@pytest.fixture(scope="session")
+def surface_wheels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Scenario name -> wheel of fixtures/make_surface_wheels.py (libraries and package configs
+    built by real CMake, fixtures/build_cmake.sh)."""
+    missing = [t for t in ("cmake", "make", "gcc", "pkg-config") if shutil.which(t) is None]
+    if missing:
+        pytest.fail(f"fixture tools missing ({', '.join(missing)}); install them with: apt-get install -y "
+                    "cmake make pkg-config gcc", pytrace=False)
+    return _load_module("make_surface_wheels").build_all(tmp_path_factory.mktemp("surface"))
+
+
+@pytest.fixture(scope="session")
+def pe_wheels(pe_libs: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Scenario name -> wheel of fixtures/make_pe_wheels.py (the PE fixtures of build_pe.sh)."""
+    _load_make_wheels()  # make_pe_wheels imports it by that name
+    return _load_module("make_pe_wheels").build_all(pe_libs, tmp_path_factory.mktemp("pe_wheels"))
+
+
+@pytest.fixture(scope="session")
+def case_wheels(fixture_build_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Scenario name -> wheel of fixtures/make_case_wheels.py (a universal binary of two different
+    libraries, an abi3 module outside the Stable ABI)."""
+    _load_make_wheels()  # make_case_wheels imports it by that name
+    mcw = _load_module("make_case_wheels")
+    try:
+        return mcw.build_all(fixture_build_dir, tmp_path_factory.mktemp("case_wheels"))
+    except mcw.BuildError as exc:
+        pytest.fail(f"{exc}\n(fixture toolchain: {APT_HINT})", pytrace=False)

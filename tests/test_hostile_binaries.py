@@ -378,17 +378,16 @@ def _demangler_bomb(levels: int) -> str:
 
 def test_demangler_output_is_bounded():
     """cpp_demangle has no output bound; names that could explode go to a capped worker
-    (wheelaudit/demangle_guard.py) and stay mangled when they blow its budget."""
-    import time
-
+    (wheelaudit/demangle_guard.py) and stay mangled when they blow its budget: the output is the
+    name itself, where an uncapped demangler writes megabytes (or runs out of memory)."""
+    from bounds import no_hang
     from wheelaudit.binary.demangle import demangle
 
-    for levels in (34, 50):  # 352 bytes -> about 5 MB demangled; 46 levels take 17 s, 50 exhaust memory
+    for levels in (34, 50):  # 352 bytes -> about 5 MB demangled; 50 levels exhaust memory
         name = _demangler_bomb(levels)
-        t0 = time.monotonic()
-        out = demangle(name)
+        with no_hang():
+            out = demangle(name)
         assert len(out) <= 1 << 20 and out == name
-        assert time.monotonic() - t0 < 10
     # a real, long, reference-heavy name still demangles (through the same worker)
     real = "_ZN3mlx4core5arrayC2IJiEEESt16initializer_listIT_ENS0_5DtypeE" * 1
     assert demangle(real) != real

@@ -128,9 +128,7 @@ def test_time_bound_reports_wa001(fixture_wheels, monkeypatch, jobs):
     base = scan(path, jobs=1)
     victim = base.libraries[0].path
     monkeypatch.setattr(scan_read, "read_binary", _slow_reader(victim))
-    t0 = time.monotonic()
-    wheel = scan(path, jobs=jobs, timeout=1.0)
-    assert time.monotonic() - t0 < 30
+    wheel = scan(path, jobs=jobs, timeout=1.0)  # (without the bound: 60 s, and no WA001)
     hit = [f for f in wheel.findings if f.code == "WA001"]
     assert [f.subject for f in hit] == [victim]
     assert "reading took longer than 1 s" in hit[0].message
@@ -145,9 +143,7 @@ def test_time_bound_kills_a_stuck_worker(fixture_wheels, monkeypatch):
     victim = base.libraries[-1].path
     monkeypatch.setattr(scan_read, "read_binary", _slow_reader(victim, block_alarm=True))
     monkeypatch.setattr(scan_pool, "KILL_GRACE", 0.5)
-    t0 = time.monotonic()
-    wheel = scan(path, jobs=2, timeout=0.5)
-    assert time.monotonic() - t0 < 30
+    wheel = scan(path, jobs=2, timeout=0.5)  # (without the kill: 60 s, and no WA001)
     assert [f.subject for f in wheel.findings if f.code == "WA001"] == [victim]
     assert [b.path for b in wheel.libraries] == [b.path for b in base.libraries]
 

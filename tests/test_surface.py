@@ -7,10 +7,8 @@ asserts that the verdict matches the consequence.
 """
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
-import shutil
 import subprocess
 import sys
 import zipfile
@@ -27,23 +25,6 @@ FIXTURES = ROOT / "fixtures"
 CONSUMER = FIXTURES / "src" / "cmake_demo" / "consumer"
 ABSOLUTE = "/usr/local/cuda/lib64/libculibos.a"  # what torch's Caffe2Targets.cmake names
 ET_DECLARES = r"_executorch_define_component\(\s*(?P<name>\w+)\s+(?P<library>\w+)"
-
-
-def _need(*tools: str) -> None:
-    missing = [t for t in tools if shutil.which(t) is None]
-    if missing:
-        pytest.fail(f"fixture tools missing ({', '.join(missing)}); install them with: apt-get install -y "
-                    "cmake make pkg-config gcc", pytrace=False)
-
-
-@pytest.fixture(scope="session")
-def surface_wheels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    _need("cmake", "make", "gcc", "pkg-config")
-    spec = importlib.util.spec_from_file_location("make_surface_wheels", FIXTURES / "make_surface_wheels.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod.build_all(tmp_path_factory.mktemp("surface"))
 
 
 def _wheel_view(whl: Path):
