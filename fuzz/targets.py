@@ -3,7 +3,7 @@
 A target returns a short outcome label ("parsed", "malformed", "not-a-wheel", ...) and lets
 any *unexpected* exception escape: that is a crash. Expected exceptions are the documented
 failures of each surface: :class:`~wheelaudit.binary.MalformedBinary` for the binary readers,
-:class:`~wheelaudit.archive.NotAWheel` for the wheel reader, :class:`~wheelaudit.ruleset.load.RulesError`
+:class:`~wheelaudit.archive.NotAWheel` for the wheel reader, :class:`~wheelaudit.ruleset.errors.RulesError`
 for the rules loader, :class:`~wheelaudit.ruleset.globs.GlobError` for patterns.
 
 Targets:
@@ -173,7 +173,8 @@ def wheel(data: bytes, ws: Workspace) -> str:
 # -- the rules loader ------------------------------------------------------------------------------
 def rules(data: bytes, ws: Workspace) -> str:
     from wheelaudit.api import audit_wheels
-    from wheelaudit.ruleset.load import RulesError, load_rules
+    from wheelaudit.ruleset.errors import RulesError
+    from wheelaudit.ruleset.load import load_rules
 
     path = ws.file("rules.toml", data)
     try:
