@@ -24,7 +24,7 @@ Targets:
     the bytes as a symbol name: ``symbols.demangle``, ``qualified_name``, a few patterns.
 ``surface``
     the bytes split at NUL into a package config, an export file and a ``.pc`` file of one wheel:
-    ``surface.cmake.tokenize`` (raises only ``SurfaceError``), ``read_surface`` for each platform
+    ``surface.cmake_language.tokenize`` (raises only ``SurfaceError``), ``read_surface`` for each platform
     (never raises) and the WA7xx checks over the result.
 """
 
@@ -230,7 +230,9 @@ SURFACE_FILES = ("p/lib/cmake/P/PConfig.cmake", "p/lib/cmake/P/PTargets.cmake", 
 def surface(data: bytes, ws: Workspace) -> str:
     from wheelaudit.checks.consumer import CMakeComponent, check_surface
     from wheelaudit.surface import read_surface
-    from wheelaudit.surface.cmake import SurfaceError, read_declarations, tokenize
+    from wheelaudit.surface.cmake_language import tokenize
+    from wheelaudit.surface.declarations import read_declarations
+    from wheelaudit.surface.errors import SurfaceError
 
     texts = dict(zip(SURFACE_FILES, data.decode("utf-8", "replace").split("\0", 2)))
     outcome = []
@@ -309,7 +311,7 @@ def cmake(data: bytes, ws: Workspace) -> str:
     from wheelaudit.checks.consumer import CMakeComponent, check_surface
     from wheelaudit.ruleset.globs import GlobError, linear_regex
     from wheelaudit.surface import read_surface
-    from wheelaudit.surface.cmake import read_declarations
+    from wheelaudit.surface.declarations import read_declarations
 
     text = data.decode("utf-8", "replace")
     declares, _, rest = text.partition("\n")

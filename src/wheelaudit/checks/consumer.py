@@ -341,7 +341,7 @@ def evaluate_consumer(wheel: Any, ruleset: Any = None) -> list[Finding]:
     declarations: list[Declaration] = []
     cmake = getattr(ruleset, "cmake", None)
     if components and cmake is not None and cmake.declares is not None:
-        from wheelaudit.surface.cmake import read_declarations
+        from wheelaudit.surface.declarations import read_declarations
 
         declarations = read_declarations(wheel.files, surface.texts.get, cmake.config, cmake.declares, cmake.namespace)
     return check_surface(surface, wheel.files, identities, components=components, declarations=declarations)
