@@ -38,10 +38,6 @@ def _where(t: ImportedTarget) -> str:
     return f"of {t.export_file}" + ("" if t.live else ", an export file no package config includes (nothing loads it),")
 
 
-def _config(cfg: str) -> str:
-    return f" ({cfg})" if cfg else ""
-
-
 def check_surface(surface: Surface, files: Iterable[str], identities: Mapping[str, str | None], *,
                   components: Sequence[Any] = (), declarations: Sequence[Declaration] | None = None
                   ) -> list[Finding]:

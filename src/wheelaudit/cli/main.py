@@ -15,7 +15,7 @@ from wheelaudit.cli.common import UsageError
 #: the commands, in the order ``--help`` lists them
 COMMANDS = ["check", "inspect", "owners", "dups", "diff", "init", "rules", "schema", "explain"]
 
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+EXIT_USAGE = 2
 
 
 class _Parser(argparse.ArgumentParser):
