@@ -51,7 +51,11 @@ def run_ours_no_demangle(path: str) -> dict:
     """Ours with C++ demangling stubbed out: what the parsing itself costs."""
     from wheelaudit.binary import macho
 
-    macho._Demangler.__call__ = lambda self, name: name  # type: ignore[method-assign]
+    try:
+        from wheelaudit.binary.macho.image import Demangler
+    except ImportError:  # (a checkout from before the reader was split by job)
+        Demangler = macho._Demangler  # type: ignore[attr-defined]
+    Demangler.__call__ = lambda self, name: name  # type: ignore[method-assign]
     return run_ours(path)
 
 

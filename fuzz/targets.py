@@ -3,7 +3,7 @@
 A target returns a short outcome label ("parsed", "malformed", "not-a-wheel", ...) and lets
 any *unexpected* exception escape: that is a crash. Expected exceptions are the documented
 failures of each surface: :class:`~wheelaudit.binary.MalformedBinary` for the binary readers,
-:class:`~wheelaudit.archive.NotAWheel` for the wheel reader, :class:`~wheelaudit.ruleset.load.RulesError`
+:class:`~wheelaudit.archive.NotAWheel` for the wheel reader, :class:`~wheelaudit.ruleset.errors.RulesError`
 for the rules loader, :class:`~wheelaudit.ruleset.globs.GlobError` for patterns.
 
 Targets:
@@ -24,7 +24,7 @@ Targets:
     the bytes as a symbol name: ``symbols.demangle``, ``qualified_name``, a few patterns.
 ``surface``
     the bytes split at NUL into a package config, an export file and a ``.pc`` file of one wheel:
-    ``surface.cmake.tokenize`` (raises only ``SurfaceError``), ``read_surface`` for each platform
+    ``surface.cmake_language.tokenize`` (raises only ``SurfaceError``), ``read_surface`` for each platform
     (never raises) and the WA7xx checks over the result.
 """
 
@@ -173,7 +173,8 @@ def wheel(data: bytes, ws: Workspace) -> str:
 # -- the rules loader ------------------------------------------------------------------------------
 def rules(data: bytes, ws: Workspace) -> str:
     from wheelaudit.api import audit_wheels
-    from wheelaudit.ruleset.load import RulesError, load_rules
+    from wheelaudit.ruleset.errors import RulesError
+    from wheelaudit.ruleset.load import load_rules
 
     path = ws.file("rules.toml", data)
     try:
@@ -229,7 +230,9 @@ SURFACE_FILES = ("p/lib/cmake/P/PConfig.cmake", "p/lib/cmake/P/PTargets.cmake", 
 def surface(data: bytes, ws: Workspace) -> str:
     from wheelaudit.checks.consumer import CMakeComponent, check_surface
     from wheelaudit.surface import read_surface
-    from wheelaudit.surface.cmake import SurfaceError, read_declarations, tokenize
+    from wheelaudit.surface.cmake_language import tokenize
+    from wheelaudit.surface.declarations import read_declarations
+    from wheelaudit.surface.errors import SurfaceError
 
     texts = dict(zip(SURFACE_FILES, data.decode("utf-8", "replace").split("\0", 2), strict=False))
     outcome = []
@@ -308,7 +311,7 @@ def cmake(data: bytes, ws: Workspace) -> str:
     from wheelaudit.checks.consumer import CMakeComponent, check_surface
     from wheelaudit.ruleset.globs import GlobError, linear_regex
     from wheelaudit.surface import read_surface
-    from wheelaudit.surface.cmake import read_declarations
+    from wheelaudit.surface.declarations import read_declarations
 
     text = data.decode("utf-8", "replace")
     declares, _, rest = text.partition("\n")

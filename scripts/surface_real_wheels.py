@@ -65,7 +65,7 @@ def report(path: Path, wa705: tuple | None) -> dict:
     from wheelaudit import scan
     from wheelaudit.checks.consumer import CMakeComponent, check_surface
     from wheelaudit.surface import Surface
-    from wheelaudit.surface.cmake import read_declarations
+    from wheelaudit.surface.declarations import read_declarations
 
     wheel = scan(path)
     s = wheel.surface

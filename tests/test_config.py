@@ -8,7 +8,7 @@ import pytest
 
 from wheelaudit.ruleset.config import find_pyproject, find_rules
 from wheelaudit.ruleset.globs import Glob
-from wheelaudit.ruleset.load import RulesError
+from wheelaudit.ruleset.errors import RulesError
 
 RULES = """\
 version = 1

@@ -141,7 +141,7 @@ def test_sarif_validates_and_names_every_code(capsys, fixture_wheels, rules, sar
             assert "helpUri" not in r and r["id"] in r["help"]["text"] and f"wheelaudit explain {r['id']}" in r["help"]["text"]
             assert r["id"] in r["help"]["markdown"] and CODES[r["id"]].fix in r["help"]["markdown"]
             assert r["name"].isidentifier() and r["name"][0].isupper()
-            assert r["shortDescription"]["text"] == CODES[r["id"]].title
+            assert r["shortDescription"]["text"] == CODES[r["id"]].summary
             assert r["fullDescription"]["text"]
             assert r["defaultConfiguration"]["level"] == CODES[r["id"]].severity
     (r,) = mac["results"]

@@ -26,7 +26,8 @@ from fuzz.guard import Guard  # noqa: E402
 from fuzz.mutate import tiny_wheel  # noqa: E402
 from wheelaudit.cli.main import main  # noqa: E402
 from wheelaudit.ruleset.globs import MAX_PATTERN_LENGTH, MAX_STATES, Glob, GlobError, SymbolPattern  # noqa: E402
-from wheelaudit.ruleset.load import MAX_KEY_PARTS, MAX_RULES_SIZE, RulesError, parse_rules  # noqa: E402
+from wheelaudit.ruleset.errors import RulesError  # noqa: E402
+from wheelaudit.ruleset.load import MAX_KEY_PARTS, MAX_RULES_SIZE, parse_rules  # noqa: E402
 
 
 @pytest.fixture(scope="module")

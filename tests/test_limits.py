@@ -13,7 +13,9 @@ from wheel.wheelfile import WheelFile
 from wheelaudit.checks.limits import human_size
 from wheelaudit.cli.main import main
 from wheelaudit.model.codes import CODES
-from wheelaudit.ruleset.load import RulesError, parse_rules, parse_size
+from wheelaudit.ruleset.errors import RulesError
+from wheelaudit.ruleset.load import parse_rules
+from wheelaudit.ruleset.tables import parse_size
 
 BIG = "pkg/big.bin"  # 5000 incompressible bytes
 LIB = "pkg/_native.so"  # 3000 zero bytes (not a real binary: no native code needed)

@@ -15,7 +15,7 @@ from wheelaudit.ruleset.conditions import traits_from_tags
 from wheelaudit.model.binary import Binary, Dependency, Rpath, Slice
 from wheelaudit.ruleset.globs import Glob
 from wheelaudit.checks.linkage import check_linkage, resolution_table, resolve_wheel
-from wheelaudit.ruleset.load import LinkageRule
+from wheelaudit.ruleset.model import LinkageRule
 from wheelaudit.model.wheel import Wheel
 from wheelaudit.scan import scan
 

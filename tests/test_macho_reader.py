@@ -33,6 +33,7 @@ from macholib.SymbolTable import SymbolTable
 from wheelaudit.model.binary import Slice, Symbol
 from wheelaudit.binary import MalformedBinary, read_binary
 from wheelaudit.binary import macho
+from wheelaudit.binary.demangle import demangle
 
 lief.logging.disable()
 # lief's CPU_TYPE enum has no arm64_32: it warns and hands back the raw number
@@ -292,7 +293,7 @@ def check_file(path: Path, label: str) -> list[str]:
         if s.stripped != (not s.locals):
             problems.append(f"{label} slice {i}: stripped={s.stripped} with {len(s.locals)} locals")
         for x in s.exports + s.locals:
-            if x.demangled != macho.demangle(x.name):
+            if x.demangled != demangle(x.name):
                 problems.append(f"{label} slice {i}: {x.name!r} demangled as {x.demangled!r}")
     return problems
 
@@ -829,7 +830,7 @@ def test_fixture_facts(fixture_libs: Path) -> None:
         demangled = {x.demangled for x in backend.exports}
         assert "executorch::runtime::register_backend(char const*, executorch::runtime::BackendInterface*)" in demangled
         assert "executorch_backend_init" in demangled
-        assert "mlx::core::version()" in {macho.demangle(n) for n in backend.imports}
+        assert "mlx::core::version()" in {demangle(n) for n in backend.imports}
 
         (mlx,) = parse_file(d / arch / "libmlx.dylib")
         assert {x.demangled for x in mlx.exports} == {

@@ -12,7 +12,8 @@ from wheelaudit import audit_wheels
 from wheelaudit.ruleset.conditions import traits_from_tags
 from wheelaudit.model.binary import Binary, Slice
 from wheelaudit.platforms.requirements import declared_requirements, marker_environments
-from wheelaudit.ruleset.load import RulesError, load_rules, parse_rules
+from wheelaudit.ruleset.errors import RulesError
+from wheelaudit.ruleset.load import load_rules, parse_rules
 from wheelaudit.scan import Wheel
 
 ROOT = Path(__file__).resolve().parent.parent

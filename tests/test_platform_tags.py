@@ -266,7 +266,7 @@ def test_conditions_know_ios_and_android():
                                   b"A\x0f\x00\x00\x00aeabi\x00\x01\x05\x00\x00\x00\x80", b"B" + bytes(40),
                                   b"A\x14\x00\x00\x00aeabi\x00\x01\x09\x00\x00\x00\x05abc"])
 def test_damaged_arm_attributes_give_what_was_read(data):
-    from wheelaudit.binary.elf import arm_attributes
+    from wheelaudit.binary.elf.loadability import arm_attributes
 
     assert isinstance(arm_attributes(data, True), dict)
 

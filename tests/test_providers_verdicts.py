@@ -76,7 +76,7 @@ def test_nobody_known_is_still_wa501():
 
 def test_an_optional_dependency_is_a_warning():
     from wheelaudit.ruleset.globs import Glob
-    from wheelaudit.ruleset.load import LinkageRule
+    from wheelaudit.ruleset.model import LinkageRule
 
     w = wheel(["libtbb.so.12", "libgomp.so.1.0.0"])
     rule = LinkageRule(optional=[Glob("libtbb.so.*", cross_slash=True), Glob("libgomp.so.*", cross_slash=True)])

@@ -13,20 +13,9 @@ from packaging.utils import parse_wheel_filename
 
 from wheelaudit.ruleset.conditions import Condition, WheelTraits, traits_from_tags
 from wheelaudit.ruleset.globs import Glob, SymbolPattern
-from wheelaudit.ruleset.load import (
-    MAX_RULES_SIZE,
-    BinaryRule,
-    ComponentRule,
-    FileRule,
-    LibrariesRule,
-    LinkageRule,
-    RulesError,
-    Ruleset,
-    Waiver,
-    load_rules,
-    parse_rules,
-    ruleset_from_dict,
-)
+from wheelaudit.ruleset.errors import RulesError
+from wheelaudit.ruleset.load import MAX_RULES_SIZE, load_rules, parse_rules, ruleset_from_dict
+from wheelaudit.ruleset.model import BinaryRule, ComponentRule, FileRule, LibrariesRule, LinkageRule, Ruleset, Waiver
 
 # Every key of SPEC section 3 (and the CLI defaults), as the SPEC writes them.
 FULL = """\

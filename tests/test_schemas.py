@@ -34,7 +34,8 @@ else:  # pragma: no cover
 from wheelaudit.cli.main import main
 from wheelaudit.ruleset.config import rules_from_pyproject
 from wheelaudit.ruleset.format import CONFIG_BESIDE_RULES, TABLES, Table
-from wheelaudit.ruleset.load import RulesError, ruleset_from_dict
+from wheelaudit.ruleset.errors import RulesError
+from wheelaudit.ruleset.load import ruleset_from_dict
 from wheelaudit.schemas import config_schema, rules_schema, schema_text
 
 ROOT = Path(__file__).resolve().parent.parent

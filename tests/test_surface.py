@@ -18,7 +18,9 @@ import pytest
 
 from wheelaudit.checks.consumer import CMakeComponent, Declaration, check_surface, undeclared_targets
 from wheelaudit.surface import Layout, read_surface
-from wheelaudit.surface.cmake import SurfaceError, read_declarations, tokenize
+from wheelaudit.surface.cmake_language import tokenize
+from wheelaudit.surface.declarations import read_declarations
+from wheelaudit.surface.errors import SurfaceError
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"

@@ -24,7 +24,7 @@ _EXPORTS = {
     "Binary": "model.binary", "Slice": "model.binary", "Symbol": "model.binary", "Dependency": "model.binary", "Rpath": "model.binary",
     "Finding": "model.finding", "CODES": "model.finding",
     "Report": "model.report", "WheelReport": "model.report",
-    "Ruleset": "ruleset.load", "RulesError": "ruleset.load",
+    "Ruleset": "ruleset.model", "RulesError": "ruleset.errors",
     "Wheel": "model.wheel",
     "NotAWheel": "archive",
 }
@@ -39,7 +39,8 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the eager imports
     from wheelaudit.model.binary import Binary, Dependency, Rpath, Slice, Symbol
     from wheelaudit.model.finding import CODES, Finding
     from wheelaudit.model.report import Report, WheelReport
-    from wheelaudit.ruleset.load import Ruleset, RulesError
+    from wheelaudit.ruleset.errors import RulesError
+    from wheelaudit.ruleset.model import Ruleset
     from wheelaudit.model.wheel import Wheel
     from wheelaudit.archive import NotAWheel
 

@@ -14,7 +14,8 @@ from wheelaudit.checks.evaluate import Context, evaluate
 from wheelaudit.checks.index import Interest
 from wheelaudit.model.codes import parse_selectors, parse_severities, parse_severity, severity_of
 from wheelaudit.model.report import Report
-from wheelaudit.ruleset.load import Ruleset, load_rules
+from wheelaudit.ruleset.load import load_rules
+from wheelaudit.ruleset.model import Ruleset
 from wheelaudit.model.wheel import Wheel
 from wheelaudit.scan import scan
 from wheelaudit.scan.optional import find_optional_modules

@@ -40,7 +40,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     from wheelaudit.ruleset.conditions import Condition
     from wheelaudit.model.finding import Finding
     from wheelaudit.model.report import Report
-    from wheelaudit.ruleset.load import Ruleset
+    from wheelaudit.ruleset.model import Ruleset
     from wheelaudit.model.wheel import Wheel
 
 __all__ = ["WheelauditWheel", "WheelauditItem", "AuditFailed"]
@@ -147,7 +147,8 @@ class _State:
         """``--wheelaudit-rules``, else the ``wheelaudit_rules`` ini option, else pyproject
         discovery from the rootdir (as the CLI does), else ``None`` (built-in checks only)."""
         if not self._rules_loaded:
-            from wheelaudit.ruleset.load import RulesError, load_rules
+            from wheelaudit.ruleset.errors import RulesError
+            from wheelaudit.ruleset.load import load_rules
 
             opt = self.config.getoption("wheelaudit_rules", None)
             ini = self.config.getini("wheelaudit_rules")
@@ -248,7 +249,8 @@ class _State:
               fail_on: str | None = None) -> Report:
         """Evaluate ``rules`` (default: the session's) over the cached scan of ``path``."""
         from wheelaudit.api import audit_wheels
-        from wheelaudit.ruleset.load import Ruleset, load_rules
+        from wheelaudit.ruleset.load import load_rules
+        from wheelaudit.ruleset.model import Ruleset
 
         if rules is None:
             try:
@@ -702,7 +704,7 @@ def wheelaudit_scan(request: pytest.FixtureRequest) -> Callable[[PathLike], Whee
 @pytest.fixture(scope="session")
 def wheelaudit_audit(request: pytest.FixtureRequest) -> Callable[..., Report]:
     """A factory ``wheelaudit_audit(path, rules=None, *, select=None, ignore=None, fail_on=None)
-    -> Report``. ``rules`` is a rules file or a :class:`~wheelaudit.ruleset.load.Ruleset`; ``None``
+    -> Report``. ``rules`` is a rules file or a :class:`~wheelaudit.ruleset.model.Ruleset`; ``None``
     means the session's rules (``--wheelaudit-rules``, ``wheelaudit_rules``, pyproject)."""
     state = _state(request.config)
 

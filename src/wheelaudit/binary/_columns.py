@@ -16,6 +16,7 @@ import sys
 from array import array
 from collections.abc import Callable, Iterable, Sequence
 from itertools import compress
+from typing import overload
 
 _U32 = "I" if array("I").itemsize == 4 else "L"
 
@@ -102,6 +103,10 @@ def select(values: Sequence, mask: bytes) -> list:
     return out
 
 
+@overload
+def pick(values: bytes, mask: bytes) -> bytes: ...
+@overload
+def pick(values: array, mask: bytes) -> array: ...
 def pick(values: bytes | array, mask: bytes) -> bytes | array:
     """:func:`select` for a ``bytes`` or an ``array``, whose type the result keeps."""
     found = runs(mask)

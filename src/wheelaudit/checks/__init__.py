@@ -1,3 +1,2 @@
-"""Checks, one module per code family (the target layout of issue #18): ``abi`` (WA6xx) and
-``consumer`` (WA7xx) so far; the older families still live in ``wheelaudit.checks.evaluate`` and
-``wheelaudit.checks.linkage`` until they move here."""
+"""Checks: the model and the rules in, findings out. Each module raises the codes of its family
+(docs/architecture.md lists them); a check never opens a file."""

@@ -288,7 +288,7 @@ def check_debug_info(wheel) -> list[Finding]:
 
 def check_exec_stack(wheel) -> list[Finding]:
     """WA606: ELF libraries the loader would give an executable stack."""
-    from wheelaudit.binary.elf import NO_GNU_STACK_NOTE
+    from wheelaudit.binary.elf.loadability import NO_GNU_STACK_NOTE
 
     out = []
     for b in wheel.libraries:

@@ -39,10 +39,6 @@ def _where(t: ImportedTarget) -> str:
     return f"of {t.export_file}" + ("" if t.live else ", an export file no package config includes (nothing loads it),")
 
 
-def _config(cfg: str) -> str:
-    return f" ({cfg})" if cfg else ""
-
-
 def check_surface(surface: Surface, files: Iterable[str], identities: Mapping[str, str | None], *,
                   components: Sequence[Any] = (), declarations: Sequence[Declaration] | None = None
                   ) -> list[Finding]:
@@ -342,7 +338,7 @@ def evaluate_consumer(wheel: Any, ruleset: Any = None) -> list[Finding]:
     declarations: list[Declaration] = []
     cmake = getattr(ruleset, "cmake", None)
     if components and cmake is not None and cmake.declares is not None:
-        from wheelaudit.surface.cmake import read_declarations
+        from wheelaudit.surface.declarations import read_declarations
 
         declarations = read_declarations(wheel.files, surface.texts.get, cmake.config, cmake.declares, cmake.namespace)
     return check_surface(surface, wheel.files, identities, components=components, declarations=declarations)

@@ -15,7 +15,7 @@ from wheelaudit.model.library import ComponentMark, LibraryFacts, ResolvedDepend
 
 if TYPE_CHECKING:
     from wheelaudit.model.wheel import Wheel
-    from wheelaudit.ruleset.load import Ruleset
+    from wheelaudit.ruleset.model import Ruleset
 
 
 def describe_libraries(wheel: Wheel, ruleset: Ruleset | None = None, *, context: Context | None = None

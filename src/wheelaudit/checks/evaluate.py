@@ -21,7 +21,7 @@ from wheelaudit.checks.linkage import check_linkage
 from wheelaudit.checks.abi import check_abi
 from wheelaudit.checks.extension import is_extension_module
 from wheelaudit.checks.limits import check_limits
-from wheelaudit.ruleset.load import BinaryRule, ComponentRule, FileRule, LibrariesRule, MetadataRule, Ruleset, Waiver
+from wheelaudit.ruleset.model import BinaryRule, ComponentRule, FileRule, LibrariesRule, MetadataRule, Ruleset, Waiver
 from wheelaudit.model.wheel import Wheel
 
 EXAMPLES = 3

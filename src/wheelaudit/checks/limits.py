@@ -9,7 +9,7 @@ from __future__ import annotations
 from wheelaudit.model.finding import Finding
 from wheelaudit.model.messages import human_size
 from wheelaudit.model.wheel import Wheel
-from wheelaudit.ruleset.load import LimitsRule
+from wheelaudit.ruleset.model import LimitsRule
 
 __all__ = ["check_limits", "human_size"]
 

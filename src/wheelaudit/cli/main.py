@@ -15,7 +15,7 @@ from wheelaudit.cli.common import UsageError
 #: the commands, in the order ``--help`` lists them
 COMMANDS = ["check", "inspect", "owners", "dups", "diff", "init", "rules", "schema", "explain"]
 
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+EXIT_USAGE = 2
 
 
 class _Parser(argparse.ArgumentParser):
@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     from wheelaudit.archive import NotAWheel
     from wheelaudit.children import ForkFailed
     from wheelaudit.cli.common import OutputFailed, ReaderGone, _silence_stdout
-    from wheelaudit.ruleset.load import RulesError
+    from wheelaudit.ruleset.errors import RulesError
     from wheelaudit.scan import ScanFailed
     from wheelaudit.settings import SettingError, check_environment
 

@@ -29,7 +29,8 @@ def validate(path: Path) -> tuple[list[str], str]:
     """The problems of one file (``file:line: key: message`` lines, none when it is valid) and,
     for a valid file, what it holds."""
     from wheelaudit.ruleset.config import rules_from_pyproject
-    from wheelaudit.ruleset.load import RulesError, load_rules
+    from wheelaudit.ruleset.errors import RulesError
+    from wheelaudit.ruleset.load import load_rules
 
     try:
         if path.name == "pyproject.toml":

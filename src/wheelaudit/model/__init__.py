@@ -1,1 +1,2 @@
-"""The model: plain data that flows between the stages (no I/O, no rules)."""
+"""The model: plain data that flows between the stages, and the one registry of finding codes
+(``codes.py``); no I/O."""

@@ -53,11 +53,6 @@ class Code:
     def family(self) -> str:
         return self.code[:3]
 
-    # (``title`` is the name the summary had before the registry; kept for the API)
-    @property
-    def title(self) -> str:
-        return self.summary
-
 
 _FAMILIES = {
     "WA0": "Integrity of the wheel and of the rules",

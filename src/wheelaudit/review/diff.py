@@ -79,12 +79,6 @@ def name_glob_parts(name: str) -> tuple[str, str] | None:
     return None
 
 
-def name_glob(name: str) -> str | None:
-    """:func:`name_glob_parts` as one glob: ``libXau-154567c4.so.6.0.0`` → ``libXau-*.so*``."""
-    parts = name_glob_parts(name)
-    return None if parts is None else parts[0] + parts[1]
-
-
 @dataclass
 class Rename:
     old: str

@@ -14,9 +14,6 @@ a second copy of code (two registries, two thread pools); a symbol that all but 
 definers define *weakly* is usually an inline function or a template instantiation, which matters
 less. :func:`find_duplicates` returns the strong groups first, each list sorted by how much is
 duplicated.
-
-The same namespace keys serve ``init`` (components proposed per library-specific namespace) and
-``diff`` (owners of a namespace that moved): :func:`namespace_owners`.
 """
 
 from __future__ import annotations
@@ -469,28 +466,6 @@ def _is_loose(key: str) -> bool:
 def _is_cxx_key(key: str, syms: list[DupSymbol]) -> bool:
     """A one-level C++ key (``inmemoryfs`` from ``typeinfo for inmemoryfs::Buffer``)."""
     return any("::" in s.name for s in syms[:1])
-
-
-# --------------------------------------------------------------------------------------------
-# Namespaces per library (init, diff)
-
-
-def namespace_owners(wheel: Wheel, *, depth: int = 2, strong_only: bool = True) -> dict[str, dict[str, int]]:
-    """Namespace / prefix key → {library path: number of exported definitions in it}.
-
-    With ``strong_only`` weak definitions (inline functions, templates) are not counted, so a
-    library that merely inlines a header of another namespace does not appear as its owner.
-    """
-    out: dict[str, dict[str, int]] = {}
-    for b in wheel.libraries:
-        if not b.ok:
-            continue
-        for name, weak in library_definitions(b).items():
-            if strong_only and weak:
-                continue
-            per = out.setdefault(namespace_key(name, depth), {})
-            per[b.path] = per.get(b.path, 0) + 1
-    return out
 
 
 # --------------------------------------------------------------------------------------------

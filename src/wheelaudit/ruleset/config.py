@@ -20,17 +20,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from wheelaudit.ruleset.format import CONFIG_BESIDE_RULES
-from wheelaudit.ruleset.load import (
-    RulesError,
-    Ruleset,
-    _Ctx,
-    _describe,
-    _parse_fail_on,
-    _parse_severity,
-    load_rules,
-    read_toml_file,
-    ruleset_from_dict,
-)
+from wheelaudit.ruleset.errors import RulesError
+from wheelaudit.ruleset.load import load_rules, read_toml_file, ruleset_from_dict
+from wheelaudit.ruleset.model import Ruleset
+from wheelaudit.ruleset.tables import parse_fail_on, parse_severity
+from wheelaudit.ruleset.validate import Context, describe
 
 __all__ = ["find_rules", "find_pyproject", "rules_from_pyproject", "RulesError"]
 
@@ -63,9 +57,9 @@ def rules_from_pyproject(pyproject: Path) -> Ruleset | None:
     if not isinstance(tool, dict) or "wheelaudit" not in tool:
         return None
     table = tool["wheelaudit"]
-    ctx = _Ctx(table if isinstance(table, dict) else {}, source, text, ("tool", "wheelaudit"))
+    ctx = Context(table if isinstance(table, dict) else {}, source, text, ("tool", "wheelaudit"))
     if not isinstance(table, dict):
-        raise ctx.error((), f"expected a table ([tool.wheelaudit]), got {_describe(table)}")
+        raise ctx.error((), f"expected a table ([tool.wheelaudit]), got {describe(table)}")
 
     if "rules" not in table:
         return ruleset_from_dict(
@@ -82,8 +76,8 @@ def rules_from_pyproject(pyproject: Path) -> Ruleset | None:
             ))
     select = ctx.attempt(lambda: ctx.codes(table["select"], ("select",))) if "select" in table else None
     ignore = ctx.attempt(lambda: ctx.codes(table["ignore"], ("ignore",))) if "ignore" in table else None
-    fail_on = ctx.attempt(lambda: _parse_fail_on(ctx, table["fail-on"], ("fail-on",))) if "fail-on" in table else None
-    severity = ctx.attempt(lambda: _parse_severity(ctx, table["severity"], ("severity",))) if "severity" in table else None
+    fail_on = ctx.attempt(lambda: parse_fail_on(ctx, table["fail-on"], ("fail-on",))) if "fail-on" in table else None
+    severity = ctx.attempt(lambda: parse_severity(ctx, table["severity"], ("severity",))) if "severity" in table else None
     rules = ctx.attempt(lambda: _referenced_rules(ctx, pyproject, table["rules"]))
     ctx.finish()
     assert rules is not None
@@ -98,7 +92,7 @@ def rules_from_pyproject(pyproject: Path) -> Ruleset | None:
     return rules
 
 
-def _referenced_rules(ctx: _Ctx, pyproject: Path, ref: object) -> Ruleset:
+def _referenced_rules(ctx: Context, pyproject: Path, ref: object) -> Ruleset:
     """The rules file that ``rules = "..."`` names, loaded."""
     if not isinstance(ref, str) or not ref.strip():
         raise ctx.error(("rules",), "expected the path of a rules file (a string)")
@@ -121,7 +115,7 @@ def find_rules(start: Path) -> tuple[Ruleset | None, Path | None]:
     Returns ``(ruleset, where)``: ``where`` is the rules file that ``rules = "..."`` names,
     or the ``pyproject.toml`` itself for inline rules. ``(None, None)`` when there is no
     ``pyproject.toml`` or it has no ``[tool.wheelaudit]`` table. Problems are
-    :class:`~wheelaudit.ruleset.load.RulesError` naming the pyproject (or the rules file).
+    :class:`~wheelaudit.ruleset.errors.RulesError` naming the pyproject (or the rules file).
     """
     pyproject = find_pyproject(start)
     if pyproject is None:

@@ -1,7 +1,7 @@
 """The rules format as data: every table, every key, its kind and one line about it.
 
 The one declaration of which keys each table of a rules file (and ``[tool.wheelaudit]``) takes
-and which of them are required. The loader (:mod:`wheelaudit.ruleset.load`) takes its key lists
+and which of them are required. The loader (:mod:`wheelaudit.ruleset.tables`) takes its key lists
 from here; ``scripts/gen_schemas.py`` makes the shipped JSON Schemas
 (``wheelaudit/schemas/rules.schema.json``, ``config.schema.json``) from here and from the code
 registry (:mod:`wheelaudit.model.codes`), so the two cannot drift apart. Meaning beyond a key's

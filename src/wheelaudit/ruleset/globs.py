@@ -34,13 +34,10 @@ Symbol patterns (:class:`SymbolPattern`) follow SPEC section 3, "Symbol matching
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 __all__ = [
     "GlobError",
     "Glob",
     "SymbolPattern",
-    "any_match",
     "MAX_ALTERNATIVES",
     "MAX_BRACE_DEPTH",
     "linear_regex",
@@ -499,11 +496,6 @@ class Glob:
 
     def __reduce__(self):
         return (_make_glob, (self.pattern, self.cross_slash))
-
-
-def any_match(globs: Iterable[Glob], text: str) -> bool:
-    """Whether any of ``globs`` matches ``text``."""
-    return any(g.match(text) for g in globs)
 
 
 # ---------------------------------------------------------------------------------------------

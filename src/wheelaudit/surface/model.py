@@ -254,6 +254,13 @@ def _all_under(items: list[str], prefix: str) -> list[str]:
     return out
 
 
+def looks_like_path(item: str) -> bool:
+    """An absolute path, as opposed to an MSVC option (``/EHsc``: one slash), a flag or a name."""
+    if item.startswith("/"):
+        return item.count("/") >= 2 or item.startswith("/<prefix>")
+    return bool(_WINDOWS_ABS.match(item)) or item.startswith("\\\\")
+
+
 def display(path: str) -> str:
     """A virtual installed path as shown to users."""
     if path.startswith(SITE):
@@ -264,7 +271,7 @@ def display(path: str) -> str:
 @dataclass(frozen=True)
 class Declaration:
     """A target a hand-written package config declares (see
-    :func:`wheelaudit.surface.cmake.read_declarations`): ``library`` is the base name
+    :func:`wheelaudit.surface.declarations.read_declarations`): ``library`` is the base name
     (``executorch_backend_mlx`` for ``libexecutorch_backend_mlx.so``)."""
 
     target: str

@@ -13,8 +13,8 @@ import re
 import shlex
 from collections.abc import Callable
 
-from wheelaudit.surface.cmake import SurfaceError, looks_like_path
-from wheelaudit.surface.model import PREFIX, SITE, Layout, PkgConfigFile
+from wheelaudit.surface.errors import SurfaceError
+from wheelaudit.surface.model import PREFIX, SITE, Layout, PkgConfigFile, looks_like_path
 
 MAX_VALUE = 1 << 20
 

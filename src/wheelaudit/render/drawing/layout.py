@@ -251,13 +251,3 @@ def treemap(sizes: dict[str, int], width: float, height: float) -> Tile:
     root = _tree(sizes)
     _place(root, 0.0, 0.0, width, height, 0)
     return root
-
-
-def tiles(root: Tile) -> list[Tile]:
-    """Every tile of a laid-out treemap, parents before their children."""
-    out = [root]
-    i = 0
-    while i < len(out):
-        out.extend(out[i].children)
-        i += 1
-    return out
