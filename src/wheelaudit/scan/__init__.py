@@ -23,6 +23,7 @@ from wheelaudit.scan.read import binary_timeout, read_member
 
 if TYPE_CHECKING:
     from wheelaudit.archive.dll_directories import ImportTimeLoads
+    from wheelaudit.archive.load_order import ImportEvents
     from wheelaudit.surface import Surface
 
 __all__ = ["scan", "Wheel", "ScanFailed", "binary_timeout", "default_jobs", "PARALLEL_MIN_BYTES", "FORCE_WORKERS_ENV"]
@@ -140,7 +141,7 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
 class _Texts:
     surface: Surface | None  # the C++ consumer surface (issue #24), when the wheel has such files
     loads: ImportTimeLoads | None  # what the packages do to the DLL search when imported (PE only)
-    events: dict[str, list]  # what each module imports and loads at import time (load model; native wheels)
+    events: ImportEvents | dict  # what each module imports and loads at import time (load model; native wheels)
 
 
 def _names_pe(members) -> bool:
@@ -211,13 +212,34 @@ def _read_texts(source: WheelSource, info, files: list[str], pe: bool, native: b
     return _Texts(surface, loads, _import_events(source, files) if native else {})
 
 
-def _import_events(source: WheelSource, files: list[str]) -> dict[str, list]:
+def _import_events(source: WheelSource, files: list[str]) -> ImportEvents:
     """What the wheel's Python modules import and load at import time
-    (:func:`wheelaudit.archive.load_order.import_events`): read only for a wheel with native
-    members, the only thing the load model orders (while the workers read the binaries)."""
-    from wheelaudit.archive.load_order import MAX_BYTES, import_events
+    (:class:`wheelaudit.archive.load_order.ImportEvents`), for a wheel with native members, the
+    only thing the load model orders: read when a verdict first asks (most wheels: never), which
+    may be after this scan closed the wheel, so each module's text is read from the file again
+    (a member changed since fails its CRC check and reads as no text: fewer events, never a
+    finding lost). ``--verbose`` says when they are read, and how many modules."""
+    from wheelaudit.archive.load_order import MAX_BYTES, ImportEvents
+    from wheelaudit.archive.members import MemberError, MemberReader
+    from wheelaudit.scan.progress import trace
 
-    return import_events(files, lambda member: source.read_text(member, MAX_BYTES + 1)[0])
+    by_path, path, root = source.by_path, source.path, source.root
+
+    def text(member: str) -> str | None:
+        m = by_path.get(member)
+        if m is None:
+            return None
+        try:
+            with MemberReader(path, root) as reader:
+                return reader.read_whole(m, MAX_BYTES + 1).decode("utf-8", "replace")
+        except (MemberError, OSError):
+            return None
+
+    def told(n: int) -> None:
+        trace(f"  {path.name}: import-time events read from {n} Python module{'' if n == 1 else 's'} "
+              "(a verdict depends on the import order)")
+
+    return ImportEvents.of_wheel(files, text, told)
 
 
 def _read_inline(reader: MemberReader, members, needles, interest, timeout, progress, budget=None) -> Outcome:
