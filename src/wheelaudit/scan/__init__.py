@@ -162,15 +162,21 @@ def _prepare_demangling(libraries: list[Binary], budget: Budget) -> None:
     import re
 
     # a name of the joined table (NUL-separated) that starts with the mangling prefix and is at
-    # least GUARD_LENGTH long, found by the regex engine instead of a split of every name
-    pattern = {head: re.compile(rb"(?:^|(?<=\0))" + head + rb"[^\0]{%d,}" % (GUARD_LENGTH - len(head)))
-               for head in (b"_Z", b"__Z")}
+    # least GUARD_LENGTH long, found by the regex engine instead of a split of every name: after
+    # its NUL (a literal prefix, which the engine searches for instead of trying every position),
+    # or at the table's start
+    rest = {head: rb"[^\0]{%d,}" % (GUARD_LENGTH - len(head)) for head in (b"_Z", b"__Z")}
+    after_nul = {head: re.compile(rb"\0" + head + tail) for head, tail in rest.items()}
+    at_start = {head: re.compile(head + tail) for head, tail in rest.items()}
 
     def long_names(table) -> Iterable[str]:
         if isinstance(table, SymbolTable):
             head = b"__Z" if table.underscore else b"_Z"
-            for m in pattern[head].finditer(table.blob):
-                yield m.group()[len(head) - 2:].decode("utf-8", "backslashreplace")
+            first = at_start[head].match(table.blob)
+            if first is not None:
+                yield first.group()[len(head) - 2:].decode("utf-8", "backslashreplace")
+            for m in after_nul[head].finditer(table.blob):  # (NUL and head dropped, "_Z" kept)
+                yield m.group()[len(head) - 1:].decode("utf-8", "backslashreplace")
         else:
             for sym in table:
                 if len(sym.name) >= GUARD_LENGTH and sym.name[:2] == "_Z":
