@@ -162,6 +162,9 @@ def test_the_sources_are_read_only_when_a_verdict_depends_on_the_import_order(tm
     code, _out, err = wheelaudit("check", support, "-v")
     assert code == 0 and "_support" in err, err
     assert "import-time events" not in err, err
+    plain = _write_wheel(tmp_path, {"plain/__init__.py": b"import support\n"}, "py3-none-any", "plain")
+    code, _out, err = wheelaudit("check", support, plain, "--together", "-v")  # (merging reads nothing either)
+    assert code == 0 and "import-time events" not in err, err
     code, _out, err = wheelaudit("check", _core_wheel(tmp_path, elf, "from ._C import libcore\n"), "-v")
     assert code == 0
     assert "import-time events read from 2 Python modules (a verdict depends on the import order)" in err, err
