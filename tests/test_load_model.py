@@ -153,6 +153,23 @@ def test_the_import_order_decides(tmp_path, elf):
     assert (f["severity"], f["subject"]) == ("error", "libsupport.so.1")
 
 
+def test_the_sources_are_read_only_when_a_verdict_depends_on_the_import_order(tmp_path, elf):
+    """The import-time events are read when a verdict first asks for them, never up front: a wheel
+    whose every dependency resolves alone is audited without reading its Python modules (``-v``
+    says when they are read, and how many: the work counter); the plugin's lookup that fails
+    alone reads them, and its verdict is the one the import order gives."""
+    support, _app = _support_wheels(tmp_path, elf, "import support\nfrom . import _app\n")
+    code, _out, err = wheelaudit("check", support, "-v")
+    assert code == 0 and "_support" in err, err
+    assert "import-time events" not in err, err
+    plain = _write_wheel(tmp_path, {"plain/__init__.py": b"import support\n"}, "py3-none-any", "plain")
+    code, _out, err = wheelaudit("check", support, plain, "--together", "-v")  # (merging reads nothing either)
+    assert code == 0 and "import-time events" not in err, err
+    code, _out, err = wheelaudit("check", _core_wheel(tmp_path, elf, "from ._C import libcore\n"), "-v")
+    assert code == 0
+    assert "import-time events read from 2 Python modules (a verdict depends on the import order)" in err, err
+
+
 # --------------------------------------------------------------------------------------------
 # item 1: an importable name is not an extension module
 

@@ -32,14 +32,14 @@ from __future__ import annotations
 import ast
 import posixpath
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from wheelaudit.archive.dll_directories import _FILE, _Paths
 from wheelaudit.archive.import_guards import _imports
 from wheelaudit.archive.pysource import last_name, parse
 
-__all__ = ["LoadEvent", "import_events", "module_files", "MAX_MODULES", "MAX_BYTES"]
+__all__ = ["LoadEvent", "ImportEvents", "import_events", "module_files", "MAX_MODULES", "MAX_BYTES"]
 
 #: at most this many modules are read, each at most this many bytes, and this many bytes in all
 MAX_MODULES = 200
@@ -149,7 +149,7 @@ def _events_of(text: str, path: str) -> list[LoadEvent]:
             if not p.startswith("..") and p != ".":
                 out.append(LoadEvent("load-later" if later else "load", p, path, node.lineno, how))
 
-    def env(node: ast.AST) -> None:
+    def env(node: ast.Call | ast.Dict | ast.Assign) -> None:
         """``LD_LIBRARY_PATH`` (and dyld's) set to a folder of the package: in a dict, a keyword,
         ``os.environ[...] = ``, ``os.environ.setdefault(...)`` / ``os.putenv(...)``."""
         nonlocal paths
@@ -160,7 +160,7 @@ def _events_of(text: str, path: str) -> list[LoadEvent]:
                     and last_name(node.func) in ("setdefault", "putenv", "__setitem__")):
                 pairs.append((node.args[0].value, node.args[1]))
         elif isinstance(node, ast.Dict):
-            pairs += [(k.value, v) for k, v in zip(node.keys, node.values)
+            pairs += [(k.value, v) for k, v in zip(node.keys, node.values, strict=True)
                       if isinstance(k, ast.Constant) and k.value in ENV_VARS]
         elif isinstance(node, ast.Assign):
             pairs += [(t.slice.value, node.value) for t in node.targets if isinstance(t, ast.Subscript)
@@ -229,9 +229,11 @@ def _events_of(text: str, path: str) -> list[LoadEvent]:
     return out
 
 
-def import_events(files: Iterable[str], read_text: Callable[[str], str | None]) -> dict[str, list[LoadEvent]]:
+def import_events(files: Iterable[str], read_text: Callable[[str], str | None],
+                  on_read: Callable[[int], None] | None = None) -> dict[str, list[LoadEvent]]:
     """Each module's events (``.py`` member -> events in source order), for the modules reached
-    from the wheel's top-level packages through their imports (at most :data:`MAX_MODULES`)."""
+    from the wheel's top-level packages through their imports (at most :data:`MAX_MODULES`).
+    ``on_read(n)``: told, once at the end, how many modules were read."""
     modules = module_files(files)
     queue: deque[str] = deque(sorted(n for n in modules if "." not in n))
     seen = set(queue)
@@ -256,4 +258,70 @@ def import_events(files: Iterable[str], read_text: Callable[[str], str | None]) 
                 if n in modules and n not in seen:
                     seen.add(n)
                     queue.append(n)
+    if on_read is not None:
+        on_read(len(out))
     return out
+
+
+class ImportEvents(Mapping[str, list[LoadEvent]]):
+    """A wheel's import-time events (the mapping :func:`import_events` gives), read on first use.
+
+    Invariant: the mapping is exactly what its reader returns (for one wheel, :func:`import_events`
+    of its files), computed at most once, and only when a question is asked of it (a key, its length, its items); until then no module is read. Only
+    some verdicts depend on the import order (a dependency found nowhere but in an image loaded
+    before, a folder a launcher sets, the route a message names), so a wheel whose binaries need
+    none of them is audited without parsing a line of its Python code. ``modules_read`` counts the
+    modules read so far."""
+
+    def __init__(self, read: Callable[[Callable[[int], None]], Mapping[str, list[LoadEvent]]],
+                 on_read: Callable[[int], None] | None = None) -> None:
+        """``read(count)``: the mapping, telling ``count`` how many modules it read."""
+        self._read = read
+        self._on_read = on_read
+        self._events: dict[str, list[LoadEvent]] | None = None
+        self.modules_read = 0
+
+    @classmethod
+    def of_wheel(cls, files: Iterable[str], read_text: Callable[[str], str | None],
+                 on_read: Callable[[int], None] | None = None) -> ImportEvents:
+        """The events of one wheel's modules (``read_text``: a member's text, or None), read by
+        :func:`import_events` when first asked for; ``on_read(n)`` is told the count then."""
+        files = list(files)
+        return cls(lambda count: import_events(files, read_text, count), on_read)
+
+    @classmethod
+    def merged(cls, parts: Iterable[Mapping[str, list[LoadEvent]]]) -> ImportEvents:
+        """The events of several wheels installed together (a later wheel's module wins a path
+        two ship), each read only when the merged mapping is first asked a question."""
+        parts = list(parts)
+
+        def read(count: Callable[[int], None]) -> dict[str, list[LoadEvent]]:
+            out = {k: v for part in parts for k, v in part.items()}
+            count(sum(getattr(part, "modules_read", 0) for part in parts))
+            return out
+
+        return cls(read)
+
+    @property
+    def was_read(self) -> bool:
+        """Whether the events were read (a question was asked)."""
+        return self._events is not None
+
+    def _count(self, n: int) -> None:
+        self.modules_read = n
+        if self._on_read is not None:
+            self._on_read(n)
+
+    def _all(self) -> dict[str, list[LoadEvent]]:
+        if self._events is None:
+            self._events = dict(self._read(self._count))
+        return self._events
+
+    def __getitem__(self, path: str) -> list[LoadEvent]:
+        return self._all()[path]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())

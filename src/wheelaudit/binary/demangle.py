@@ -111,7 +111,7 @@ def _cxxfilt_style(text: str) -> str:
 try:  # LLVM's MSVC demangler; its wheels are cp311-abi3 (see pyproject.toml)
     from pycxxfilt import msvc_demangle as _msvc_demangle
 except ImportError:  # pragma: no cover - Python 3.10
-    _msvc_demangle = None
+    _msvc_demangle = None  # type: ignore[assignment]
 
 #: an MSVC name longer than this is left as it is (MSVC itself hashes names past 4,096 bytes,
 #: so a longer one is not a compiler's; the bound keeps the demangler's work linear and small)

@@ -79,7 +79,7 @@ class _Guard:
     def __init__(self) -> None:
         self.child: children.Child | None = None
         self.task_w = self.res_r = -1
-        self.pid = None
+        self.pid: int | None = None
 
     def _start(self) -> None:
         task_r, task_w = os.pipe()

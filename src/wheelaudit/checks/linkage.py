@@ -39,7 +39,7 @@ import posixpath
 import re
 from functools import lru_cache
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from packaging.requirements import InvalidRequirement, Requirement
@@ -1021,7 +1021,7 @@ def resolution_table(wheel, rule=None) -> dict[str, dict[str, dict[str, str | No
 # Findings
 
 
-def _loaded_first(wheel, name: str, paths: list[str], loaded: set[str]) -> str | None:
+def _loaded_first(wheel, name: str, paths: list[str], loaded: Collection[str]) -> str | None:
     """A binary of the wheel named ``name`` when none of ``paths`` is loaded by the system's loader
     (:func:`wheelaudit.checks.extension.loaded_binaries`: they are opened by path, as plugins
     are by their host): loaded first, it serves them. None otherwise."""
@@ -1050,7 +1050,7 @@ def _shipped_as(wheel, name: str) -> str | None:
     return names[1].get(base) or names[2].get(base.lower())
 
 
-def _wa501(wheel, rules: _Rules, resolved: dict[str, dict[str, list[Resolution]]], loaded: set[str]) -> list[Finding]:
+def _wa501(wheel, rules: _Rules, resolved: dict[str, dict[str, list[Resolution]]], loaded: Collection[str]) -> list[Finding]:
     """One WA501 per unresolved dependency: every binary that needs it in ``paths``, the route
     tried (of the first) in the message."""
     by_path = {b.path: b for b in wheel.libraries}
@@ -1217,7 +1217,7 @@ def _optional_hint(dist: str) -> str:
 
 
 def _wa505_table(wheel, resolved: dict[str, dict[str, list[Resolution]]], rules: _Rules,
-                 loaded: set[str]) -> list[Finding]:
+                 loaded: Collection[str]) -> list[Finding]:
     """One WA505 per distribution the provider table names but the wheel does not require:
     every library it would provide, every binary that needs one."""
     need: dict[str, tuple[list[str], list[str], str, list[str]]] = {}
@@ -1257,7 +1257,7 @@ def _wa505_table(wheel, resolved: dict[str, dict[str, list[Resolution]]], rules:
     return out
 
 
-def _wa505(wheel, resolved: dict[str, dict[str, list[Resolution]]], rules: _Rules, loaded: set[str]) -> list[Finding]:
+def _wa505(wheel, resolved: dict[str, dict[str, list[Resolution]]], rules: _Rules, loaded: Collection[str]) -> list[Finding]:
     plain, extra_only = _required_dists(wheel)
     out: list[Finding] = _wa505_table(wheel, resolved, rules, loaded)
     for path, per_arch in resolved.items():
@@ -1512,10 +1512,8 @@ def check_linkage(wheel, rule=None, resolved: dict[str, dict[str, list[Resolutio
     # at every import, as a linked one is; so is what it links)
     preloaded = {p.lower() for p in getattr(wheel, "preloaded_dlls", ())}
     model = load_model(wheel)
-    loaded = set(model.loaded)
-    for b in wheel.libraries:
-        if b.ok and b.path.lower() in preloaded and b.path in model.binaries:
-            loaded.update(model.closure(b.path))
+    loaded = model.loaded.including(p for b in wheel.libraries if b.ok and b.path.lower() in preloaded
+                                    and b.path in model.binaries for p in model.closure(b.path))
     # (a file no platform loader loads gets no loader verdict: its facts are shown by inspect)
     resolved = {p: r for p, r in resolved.items() if p not in model.never}
     return (_wa501(wheel, rules, resolved, loaded) + _wa502(wheel, rules, resolved) + _wa505(wheel, resolved, rules, loaded)

@@ -37,12 +37,13 @@ from __future__ import annotations
 
 import posixpath
 from collections import deque
+from collections.abc import Iterable, Iterator, Mapping, Set
 from dataclasses import dataclass, field
 
 from wheelaudit.load.entries import importable_name, is_command, is_extension_module, never_loaded
 from wheelaudit.model.binary import Binary
 
-__all__ = ["Image", "LoadModel", "load_model", "MAX_CONTEXTS", "MAX_STEPS"]
+__all__ = ["Image", "LoadModel", "Loaded", "load_model", "MAX_CONTEXTS", "MAX_STEPS"]
 
 #: at most this many distinct contexts are kept per binary; past it the binary counts on no reuse
 MAX_CONTEXTS = 64
@@ -128,20 +129,57 @@ class LoadModel:
                 keys.add(posixpath.basename(b.identity))
             for k in keys:
                 self._named.setdefault((b.format, k), []).append(b)
-        events = getattr(wheel, "import_events", None) or {}
-        self._events: dict[str, list] = events
-        from wheelaudit.archive.load_order import module_files  # (the same naming the reader used)
-
-        self._modules: dict[str, str] = module_files(events) if events else {}
         self._ext_named: dict[str, str] = {}
         for path in sorted(self.extensions):
             name = importable_name(self.binaries[path])
             dotted = _module_name(_installed(path), name) if name else None
             if dotted:
                 self._ext_named.setdefault(dotted, path)
+        self._closures: dict[str, list[str]] = {}
+        #: what the wheel's commands load (a launcher's environment reaches them)
+        self.run_by_commands: frozenset[str] = frozenset(p for c in self.commands for p in self.closure(c))
+        #: what the platform's loader loads whatever the sources say: the closures of the extension
+        #: modules, the commands, the libraries for other distributions and the engine (the rest of
+        #: ``loaded`` is what the sources load by path)
+        self.loaded_alone: frozenset[str] = frozenset(self._alone())
+        #: every name under which the loaders could reuse a binary of the wheel: a dependency named
+        #: otherwise is served by no image of the wheel, whatever is loaded before it
+        self._reuse_names: frozenset[tuple[str, str]] = frozenset(
+            k for b in libs for k in self._keys(b, linked=True))
+        self._leaves: frozenset[str] = frozenset(posixpath.basename(p) for p in self._at)
+        # The sources' events (a mapping that may read them on first use,
+        # wheelaudit.archive.load_order.ImportEvents) are consulted only by _built(), which the
+        # questions below call only once the answer cannot be had from the binaries alone.
+        events = getattr(wheel, "import_events", None)
+        self._source: Mapping[str, list] = {} if events is None else events
+        self._built_once = False
+
+    def _alone(self) -> set[str]:
+        """The binaries loaded whatever the sources say (``_build`` enters each, with the same
+        conditions, and enters from the sources only what they load by path)."""
+        out: set[str] = set()
+        for path in (*sorted(self.extensions), *sorted(self.commands)):
+            out.update(self.closure(path))
+        if not self.extensions:
+            for path in sorted(self._linked()):
+                out.update(self.closure(path))
+        engine = [p for p, b in self.binaries.items() if p not in self.never and b.loadable]
+        if not self.extensions and not self.commands and len(engine) == 1:
+            out.update(self.closure(engine[0]))
+        return out
+
+    def _built(self) -> LoadModel:
+        """The model with the sources' events replayed: contexts, routes, loads by path."""
+        if self._built_once:
+            return self
+        self._built_once = True
+        events: dict[str, list] = dict(self._source.items())
+        self._events = events
+        from wheelaudit.archive.load_order import module_files  # (the same naming the reader used)
+
+        self._modules: dict[str, str] = module_files(events) if events else {}
         self._steps = 0
         self._states: dict[str, _State] = {}
-        self._closures: dict[str, list[str]] = {}
         #: path -> contexts (sequence, how many of its images, the entry whose closure it is in, how
         #: many of that closure's images)
         self._contexts: dict[str, list[tuple[_Seq, int, str | None, int]]] = {}
@@ -155,11 +193,25 @@ class LoadModel:
                 if e.kind in ("load", "load-later") and e.target in self._at:
                     self._by_path_loads.setdefault(self._at[e.target], []).append(e)
         #: folders the package's code puts in LD_LIBRARY_PATH / DYLD_LIBRARY_PATH before it runs a tool
-        self.launcher_env: list = [e for evs in events.values() for e in evs if e.kind == "env"]
-        self.loaded: set[str] = set()
+        self._launcher_env: list = [e for evs in events.values() for e in evs if e.kind == "env"]
+        self._loaded: set[str] = set()
         self._build()
-        #: what the wheel's commands load (a launcher's environment reaches them)
-        self.run_by_commands: frozenset[str] = frozenset(p for c in self.commands for p in self.closure(c))
+        return self
+
+    @property
+    def launcher_env(self) -> list:
+        """The ``env`` events: folders the package's code puts in the loader's search path."""
+        return self._built()._launcher_env
+
+    @property
+    def loaded(self) -> Loaded:
+        """The binaries the platform's loader loads when the wheel is used (imported, run,
+        linked, or loaded by path by the sources at import or later), as a set whose
+        membership test reads the sources only for a binary not loaded whatever they say."""
+        return Loaded(self)
+
+    def is_loaded(self, path: str) -> bool:
+        return path in self.loaded_alone or path in self._built()._loaded
 
     # -- the closure of an image --------------------------------------------------------------
 
@@ -264,7 +316,7 @@ class LoadModel:
         """``path`` is loaded when ``seq``'s first ``n`` images are: it and its closure."""
         order = self.closure(path)
         for j, p in enumerate(order):
-            self.loaded.add(p)
+            self._loaded.add(p)
             if j:
                 self._how.setdefault(p, f"linked by {path}")
             self._add(p, seq, n, path, j)
@@ -275,7 +327,7 @@ class LoadModel:
         for top in tops:
             st = self._package(top)
             for i, im in enumerate(st.seq.images):
-                self.loaded.add(im.path)
+                self._loaded.add(im.path)
                 self._how.setdefault(im.path, im.route)
                 self._add(im.path, st.seq, i, None, 0)
         for path in sorted(self.extensions):
@@ -308,8 +360,8 @@ class LoadModel:
             top = _installed(path).split("/", 1)[0]
             self._enter(path, self._package(top).seq if top in self._modules else empty, 0)
         # loads by path: from the code that loads it, else (a plugin) from its package
-        for path, b in sorted(self.binaries.items()):
-            if path in self.loaded or path in self.never:
+        for path in sorted(self.binaries):
+            if path in self._loaded or path in self.never:
                 continue
             evs = self._by_path_loads.get(path, [])
             if evs:
@@ -344,7 +396,7 @@ class LoadModel:
         """A plugin: in its package's context, not counted as loaded by the platform's loader."""
         order = self.closure(path)
         for j, p in enumerate(order):
-            if p == path or p not in self.loaded:
+            if p == path or p not in self._loaded:
                 self._add(p, seq, len(seq.images), path, j)
 
     def _closure_index(self, entry: str) -> dict[tuple[str, str], int]:
@@ -374,19 +426,21 @@ class LoadModel:
             return "extension"
         if path in self.commands:
             return "command"
-        return "loaded" if path in self.loaded else "by-path"
+        return "loaded" if self.is_loaded(path) else "by-path"
 
     def reused(self, b: Binary, name: str) -> tuple[Image, str] | None:
         """The image of the wheel already loaded, in every context ``b`` is loaded in, that the
         loader hands out for the dependency ``name`` of ``b`` without a search, and the words
         that say how (``reuses it by SONAME``); None when there is none (or ``b``'s contexts are
         unknown)."""
-        ctxs = self._contexts.get(b.path)
-        if not ctxs:
-            return None
         key = (b.format, name.lower() if b.format == "pe" else name)
         if b.format == "pe":
             key = ("pe", posixpath.basename(name.replace("\\", "/")).lower())
+        if key not in self._reuse_names:
+            return None  # (no binary of the wheel is reused under that name: no context can serve it)
+        ctxs = self._built()._contexts.get(b.path)
+        if not ctxs:
+            return None
         found: Image | None = None
         for seq, n, entry, j in ctxs:
             pos = seq.first.get(key)
@@ -405,7 +459,7 @@ class LoadModel:
         """How ``b`` is loaded and what is loaded before it, in words, for a message (``opened by
         path by code of the package triton, once triton/__init__.py has run; loaded before it:
         libtriton.so``); None when the model knows nothing of it."""
-        how = self._how.get(b.path)
+        how = self._built()._how.get(b.path)
         if how is None:
             return None
         before = self.context_words(b)
@@ -417,7 +471,9 @@ class LoadModel:
         (``LD_LIBRARY_PATH`` for ld.so, ``DYLD_LIBRARY_PATH`` / ``DYLD_FALLBACK_LIBRARY_PATH`` for
         dyld, which try the dependency's file name there): (the archive path found, the words
         that say so); None otherwise."""
-        if b.path not in self.run_by_commands or not self.launcher_env:
+        if b.path not in self.run_by_commands or posixpath.basename(name) not in self._leaves:
+            return None  # (not run by a command, or no file of the wheel has that name: no folder serves it)
+        if not self.launcher_env:
             return None
         wanted = ("LD_LIBRARY_PATH",) if b.format == "elf" else (
             ("DYLD_LIBRARY_PATH", "DYLD_FALLBACK_LIBRARY_PATH") if b.format == "macho" else ())
@@ -430,7 +486,7 @@ class LoadModel:
     def context_words(self, b: Binary) -> str | None:
         """How ``b`` is loaded, in words, for a message (``loaded by path, by code of triton, after
         triton/__init__.py loaded 3 images``); None when unknown."""
-        ctxs = self._contexts.get(b.path)
+        ctxs = self._built()._contexts.get(b.path)
         if not ctxs:
             return None
         seq, n, entry, j = ctxs[0]
@@ -441,6 +497,33 @@ class LoadModel:
         before = ", ".join(shown) if n else "nothing of the wheel"
         linked = f" and {j} image{'s' if j > 1 else ''} of the closure of {entry}" if entry and j else ""
         return f"loaded after {before}{linked}{more}"
+
+
+class Loaded(Set[str]):
+    """:attr:`LoadModel.loaded` (and ``also``, binaries known to be loaded at every import): a set
+    whose membership test consults the sources' events only for a binary that is neither loaded
+    whatever they say (:attr:`LoadModel.loaded_alone`) nor in ``also``; listing it reads them."""
+
+    def __init__(self, model: LoadModel, also: Iterable[str] = ()) -> None:
+        self._model = model
+        self._also = frozenset(also)
+
+    def including(self, also: Iterable[str]) -> Loaded:
+        """This set and ``also``."""
+        return Loaded(self._model, self._also | frozenset(also))
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._also or (isinstance(path, str) and self._model.is_loaded(path))
+
+    def _all(self) -> set[str]:
+        m = self._model
+        return set(m.loaded_alone) | m._built()._loaded | self._also
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
 
 
 def load_model(wheel) -> LoadModel:

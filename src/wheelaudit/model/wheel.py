@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -43,8 +44,9 @@ class Wheel:
     preloaded_dlls: list[str] = field(default_factory=list)
     #: what each Python module of the wheel imports and loads at import time, in order
     #: (``.py`` member -> :class:`wheelaudit.archive.load_order.LoadEvent` list): the load model's
-    #: source facts (:mod:`wheelaudit.load`); read only for a wheel that ships native binaries
-    import_events: dict[str, list] = field(default_factory=dict)
+    #: source facts (:mod:`wheelaudit.load`); read only for a wheel that ships native binaries, and
+    #: then only when a verdict first asks (:class:`wheelaudit.archive.load_order.ImportEvents`)
+    import_events: Mapping[str, list] = field(default_factory=dict)
     #: extension modules the wheel's Python code imports only where a failed import is caught
     #: (:mod:`wheelaudit.archive.import_guards`): path -> where (``pkg/mod.py:12``). None: not
     #: looked at (it is looked at only for a module a load error names, see ``api.audit_wheels``)

@@ -479,6 +479,8 @@ def check_archs(wheel, loaded: Collection[str] | None = None, never: Collection[
     # a tag no binary of the wheel serves: whoever loads any of them fails, by path or not
     unserved = {pt.tag for pt in plats if pt.os not in (None, "any") and pt.tag not in served}
     for b in judged:
+        if not problems_of[b.path]:
+            continue  # (asked only of a binary with a problem: membership may read the sources)
         linked = loaded is None or b.path in loaded
         for why, tags in problems_of[b.path].items():
             nowhere = [t for t in tags if t in unserved]

@@ -23,6 +23,7 @@ from wheelaudit.scan.read import binary_timeout, read_member
 
 if TYPE_CHECKING:
     from wheelaudit.archive.dll_directories import ImportTimeLoads
+    from wheelaudit.archive.load_order import ImportEvents
     from wheelaudit.surface import Surface
 
 __all__ = ["scan", "Wheel", "ScanFailed", "binary_timeout", "default_jobs", "PARALLEL_MIN_BYTES", "FORCE_WORKERS_ENV"]
@@ -140,7 +141,7 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
 class _Texts:
     surface: Surface | None  # the C++ consumer surface (issue #24), when the wheel has such files
     loads: ImportTimeLoads | None  # what the packages do to the DLL search when imported (PE only)
-    events: dict[str, list]  # what each module imports and loads at import time (load model; native wheels)
+    events: ImportEvents | dict  # what each module imports and loads at import time (load model; native wheels)
 
 
 def _names_pe(members) -> bool:
@@ -161,15 +162,21 @@ def _prepare_demangling(libraries: list[Binary], budget: Budget) -> None:
     import re
 
     # a name of the joined table (NUL-separated) that starts with the mangling prefix and is at
-    # least GUARD_LENGTH long, found by the regex engine instead of a split of every name
-    pattern = {head: re.compile(rb"(?:^|(?<=\0))" + head + rb"[^\0]{%d,}" % (GUARD_LENGTH - len(head)))
-               for head in (b"_Z", b"__Z")}
+    # least GUARD_LENGTH long, found by the regex engine instead of a split of every name: after
+    # its NUL (a literal prefix, which the engine searches for instead of trying every position),
+    # or at the table's start
+    rest = {head: rb"[^\0]{%d,}" % (GUARD_LENGTH - len(head)) for head in (b"_Z", b"__Z")}
+    after_nul = {head: re.compile(rb"\0" + head + tail) for head, tail in rest.items()}
+    at_start = {head: re.compile(head + tail) for head, tail in rest.items()}
 
     def long_names(table) -> Iterable[str]:
         if isinstance(table, SymbolTable):
             head = b"__Z" if table.underscore else b"_Z"
-            for m in pattern[head].finditer(table.blob):
-                yield m.group()[len(head) - 2:].decode("utf-8", "backslashreplace")
+            first = at_start[head].match(table.blob)
+            if first is not None:
+                yield first.group()[len(head) - 2:].decode("utf-8", "backslashreplace")
+            for m in after_nul[head].finditer(table.blob):  # (NUL and head dropped, "_Z" kept)
+                yield m.group()[len(head) - 1:].decode("utf-8", "backslashreplace")
         else:
             for sym in table:
                 if len(sym.name) >= GUARD_LENGTH and sym.name[:2] == "_Z":
@@ -211,13 +218,34 @@ def _read_texts(source: WheelSource, info, files: list[str], pe: bool, native: b
     return _Texts(surface, loads, _import_events(source, files) if native else {})
 
 
-def _import_events(source: WheelSource, files: list[str]) -> dict[str, list]:
+def _import_events(source: WheelSource, files: list[str]) -> ImportEvents:
     """What the wheel's Python modules import and load at import time
-    (:func:`wheelaudit.archive.load_order.import_events`): read only for a wheel with native
-    members, the only thing the load model orders (while the workers read the binaries)."""
-    from wheelaudit.archive.load_order import MAX_BYTES, import_events
+    (:class:`wheelaudit.archive.load_order.ImportEvents`), for a wheel with native members, the
+    only thing the load model orders: read when a verdict first asks (most wheels: never), which
+    may be after this scan closed the wheel, so each module's text is read from the file again
+    (a member changed since fails its CRC check and reads as no text: fewer events, never a
+    finding lost). ``--verbose`` says when they are read, and how many modules."""
+    from wheelaudit.archive.load_order import MAX_BYTES, ImportEvents
+    from wheelaudit.archive.members import MemberError, MemberReader
+    from wheelaudit.scan.progress import trace
 
-    return import_events(files, lambda member: source.read_text(member, MAX_BYTES + 1)[0])
+    by_path, path, root = source.by_path, source.path, source.root
+
+    def text(member: str) -> str | None:
+        m = by_path.get(member)
+        if m is None:
+            return None
+        try:
+            with MemberReader(path, root) as reader:
+                return reader.read_whole(m, MAX_BYTES + 1).decode("utf-8", "replace")
+        except (MemberError, OSError):
+            return None
+
+    def told(n: int) -> None:
+        trace(f"  {path.name}: import-time events read from {n} Python module{'' if n == 1 else 's'} "
+              "(a verdict depends on the import order)")
+
+    return ImportEvents.of_wheel(files, text, told)
 
 
 def _read_inline(reader: MemberReader, members, needles, interest, timeout, progress, budget=None) -> Outcome:

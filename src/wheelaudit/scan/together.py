@@ -42,6 +42,7 @@ from wheelaudit.checks.linkage import _installed, _required_dists, resolve_wheel
 from wheelaudit.model.wheel import Wheel
 from wheelaudit.scan import scan
 from wheelaudit.archive import NotAWheel, open_wheel
+from wheelaudit.archive.load_order import ImportEvents
 
 __all__ = ["scan_together", "merge_wheels", "TogetherWheel", "NotTogether"]
 
@@ -215,7 +216,7 @@ def merge_wheels(wheels: Sequence[Wheel], *, digests: Digests | None = None) -> 
         # that package is imported (torchvision imports torch, whose torch/lib it then loads from)
         dll_directories=list(dict.fromkeys(d for w in wheels for d in w.dll_directories)),
         preloaded_dlls=list(dict.fromkeys(d for w in wheels for d in w.preloaded_dlls)),
-        import_events={k: v for w in wheels for k, v in w.import_events.items()},
+        import_events=ImportEvents.merged(w.import_events for w in wheels),
     )
     merged.findings += _cross_requirements(merged, wheels, labels)
     return merged
