@@ -4,7 +4,7 @@ A target returns a short outcome label ("parsed", "malformed", "not-a-wheel", ..
 any *unexpected* exception escape: that is a crash. Expected exceptions are the documented
 failures of each surface: :class:`~wheelaudit.binary.MalformedBinary` for the binary readers,
 :class:`~wheelaudit.archive.NotAWheel` for the wheel reader, :class:`~wheelaudit.ruleset.load.RulesError`
-for the rules loader, :class:`~wheelaudit.ruleset.globs.GlobError` for patterns.
+for the rules loader, :class:`~wheelaudit.model.globs.GlobError` for patterns.
 
 Targets:
 
@@ -188,7 +188,7 @@ def rules(data: bytes, ws: Workspace) -> str:
 
 # -- patterns --------------------------------------------------------------------------------------
 def glob(data: bytes, ws: Workspace) -> str:
-    from wheelaudit.ruleset.globs import Glob, GlobError, SymbolPattern
+    from wheelaudit.model.globs import Glob, GlobError, SymbolPattern
 
     text = data.decode("utf-8", "replace")
     pattern, _, subject = text.partition("\n")
@@ -209,7 +209,7 @@ def glob(data: bytes, ws: Workspace) -> str:
 
 
 def names(data: bytes, ws: Workspace) -> str:
-    from wheelaudit.ruleset.globs import SymbolPattern
+    from wheelaudit.model.globs import SymbolPattern
     from wheelaudit.binary.demangle import demangle
     from wheelaudit.binary.symbols import qualified_name
 
@@ -306,7 +306,7 @@ def cmake(data: bytes, ws: Workspace) -> str:
     WA7xx checks."""
     from wheelaudit.binary.budget import Budget
     from wheelaudit.checks.consumer import CMakeComponent, check_surface
-    from wheelaudit.ruleset.globs import GlobError, linear_regex
+    from wheelaudit.model.globs import GlobError, linear_regex
     from wheelaudit.surface import read_surface
     from wheelaudit.surface.cmake import read_declarations
 

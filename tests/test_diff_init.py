@@ -222,7 +222,7 @@ def test_repair_tool_names(name, stem, tool, glob):
 
 
 def test_diff_owners_ignore_linker_boilerplate():
-    from wheelaudit.ruleset.conditions import traits_from_tags
+    from wheelaudit.platforms.traits import traits_from_tags
     from wheelaudit.model.binary import Binary, Slice, Symbol
     from wheelaudit.scan import Wheel
 

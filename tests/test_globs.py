@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wheelaudit.ruleset.globs import (
+from wheelaudit.model.globs import (
     MAX_ALTERNATIVES,
     MAX_BRACE_DEPTH,
     Glob,

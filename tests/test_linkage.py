@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from packaging.tags import parse_tag
 
-from wheelaudit.ruleset.conditions import traits_from_tags
+from wheelaudit.platforms.traits import traits_from_tags
 from wheelaudit.model.binary import Binary, Dependency, Rpath, Slice
-from wheelaudit.ruleset.globs import Glob
+from wheelaudit.model.globs import Glob
 from wheelaudit.checks.linkage import check_linkage, resolution_table, resolve_wheel
 from wheelaudit.ruleset.load import LinkageRule
 from wheelaudit.model.wheel import Wheel

@@ -325,7 +325,7 @@ def test_a_macho_origin_rpath_that_a_lookup_passes_through_is_a_wa502_error(tmp_
 def _model_wheel(libs, tag):
     from packaging.tags import parse_tag
 
-    from wheelaudit.ruleset.conditions import traits_from_tags
+    from wheelaudit.platforms.traits import traits_from_tags
     from wheelaudit.scan import Wheel
 
     tags = sorted(parse_tag(tag), key=str)

@@ -9,7 +9,7 @@ import pytest
 from packaging.tags import parse_tag
 
 from wheelaudit import audit_wheels
-from wheelaudit.ruleset.conditions import traits_from_tags
+from wheelaudit.platforms.traits import traits_from_tags
 from wheelaudit.model.binary import Binary, Slice
 from wheelaudit.platforms.requirements import declared_requirements, marker_environments
 from wheelaudit.ruleset.load import RulesError, load_rules, parse_rules

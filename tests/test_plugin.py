@@ -305,11 +305,13 @@ def test_usage_errors(pytester, project, case):
 USER_TESTS = '''
 import pytest
 
+import wheelaudit
+
 MLX = "executorch/lib/libexecutorch_backend_mlx.dylib"
 
 def test_owners(wheelaudit_wheels):
     (wheel,) = wheelaudit_wheels
-    assert wheel.owners("executorch::backends::mlx::*") == [MLX]
+    assert wheelaudit.owners(wheel, "executorch::backends::mlx::*") == [MLX]
     assert wheel.library("executorch/lib/libexecutorch.dylib").rpaths == ["@loader_path"]
 
 def test_scan_is_shared(wheelaudit_wheels, wheelaudit_scan):
@@ -323,7 +325,7 @@ def test_audit_any_path(wheelaudit_audit):
     assert wheelaudit_audit(r"{clean}", r"{rules}").ok
 
 def test_a_wrong_expectation_fails(wheelaudit_scan):
-    assert wheelaudit_scan(r"{dup}").owners("executorch::backends::mlx::*") == [MLX]
+    assert wheelaudit.owners(wheelaudit_scan(r"{dup}"), "executorch::backends::mlx::*") == [MLX]
 '''
 
 

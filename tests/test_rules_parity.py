@@ -7,7 +7,7 @@ from pathlib import Path
 from packaging.tags import parse_tag
 
 from wheelaudit import audit_wheels
-from wheelaudit.ruleset.conditions import traits_from_tags
+from wheelaudit.platforms.traits import traits_from_tags
 from wheelaudit.model.binary import Binary, Dependency, Rpath, Slice
 from wheelaudit.ruleset.load import parse_rules
 from wheelaudit.scan import Wheel

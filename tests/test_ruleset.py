@@ -11,8 +11,9 @@ import pytest
 from packaging.tags import Tag
 from packaging.utils import parse_wheel_filename
 
-from wheelaudit.ruleset.conditions import Condition, WheelTraits, traits_from_tags
-from wheelaudit.ruleset.globs import Glob, SymbolPattern
+from wheelaudit.platforms.traits import traits_from_tags
+from wheelaudit.ruleset.conditions import Condition, WheelTraits
+from wheelaudit.model.globs import Glob, SymbolPattern
 from wheelaudit.ruleset.load import (
     MAX_RULES_SIZE,
     BinaryRule,

@@ -9,7 +9,7 @@ import pytest
 
 from packaging.tags import parse_tag
 
-from wheelaudit.ruleset.conditions import traits_from_tags
+from wheelaudit.platforms.traits import traits_from_tags
 from wheelaudit.archive.dll_directories import dll_directories, folders_in, import_time_loads
 from wheelaudit.model.binary import Binary, Dependency, Slice, Symbol
 from wheelaudit.checks.linkage import check_linkage, resolution_table

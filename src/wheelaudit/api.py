@@ -11,7 +11,7 @@ from typing import Literal, Union
 from wheelaudit.binary.budget import Budget
 from wheelaudit.checks.describe import describe_libraries
 from wheelaudit.checks.evaluate import Context, evaluate
-from wheelaudit.checks.index import Interest
+from wheelaudit.model.interest import Interest
 from wheelaudit.model.codes import parse_selectors, parse_severities, parse_severity, severity_of
 from wheelaudit.model.report import Report
 from wheelaudit.ruleset.load import Ruleset, load_rules
@@ -187,7 +187,7 @@ def _release_entry(wheels: Sequence[Wheel]) -> Wheel:
 
     from packaging.tags import parse_tag
 
-    from wheelaudit.ruleset.conditions import traits_from_tags
+    from wheelaudit.platforms.traits import traits_from_tags
 
     folders = [str(w.path.parent) for w in wheels]
     common = Path(os.path.commonpath(folders)) if folders else Path("release")

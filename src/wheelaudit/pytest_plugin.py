@@ -454,7 +454,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         raise pytest.UsageError(f"wheelaudit: {_NO_WHEELS}")
     if state.together:
         # one collector for the set; its traits are the union of the wheels' (as --together)
-        from wheelaudit.ruleset.conditions import WheelTraits
+        from wheelaudit.model.traits import WheelTraits
 
         traits = WheelTraits(
             platforms=tuple(sorted({p for _, _, t, _ in wheels for p in t.platforms})),
@@ -483,7 +483,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 
 def _wheel_tags(path: Path) -> tuple[Any, str]:
     """The wheel's traits and its tags as text, read from its name / WHEEL file (no scan)."""
-    from wheelaudit.ruleset.conditions import traits_from_tags
+    from wheelaudit.platforms.traits import traits_from_tags
     from wheelaudit.archive import NotAWheel, open_wheel
 
     try:

@@ -18,6 +18,7 @@ from typing import Union
 import mmap
 import re
 
+from wheelaudit.binary import demangle as _demangle  # noqa: F401  (installs the model's lazy demangler)
 from wheelaudit.children import ForkFailed
 from wheelaudit.model.binary import Binary, Format, Slice
 

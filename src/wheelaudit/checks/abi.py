@@ -24,10 +24,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from wheelaudit.ruleset.conditions import traits_from_tags
+from wheelaudit.platforms.traits import traits_from_tags
 from wheelaudit.checks.extension import is_extension_module
 from wheelaudit.model.binary import MACHO_EXECUTABLE, MACHO_FLAT
 from wheelaudit.model.finding import Finding
+from wheelaudit.model.messages import human_size
 from wheelaudit.platforms.tags import parse_platform
 
 if TYPE_CHECKING:
@@ -263,8 +264,6 @@ def check_debug_info(wheel) -> list[Finding]:
         total = sum(s.debug_bytes for s in b.slices)
         if not total:
             continue
-        from wheelaudit.render.text import human_size  # (here: a check imports no renderer it does not need)
-
         where = ".debug_* sections" if b.format == "elf" else "__DWARF"
         share = f"{100 * total / b.size:.0f}% of its {human_size(b.size)}" if b.size else ""
         if b.kind == "dsym":

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from wheelaudit.model.finding import Finding, Severity
-from wheelaudit.ruleset.globs import Glob
-from wheelaudit.surface.model import Declaration, ImportedTarget, PkgConfigFile, Ref, Surface
+from wheelaudit.model.globs import Glob
+from wheelaudit.model.surface import Declaration, ImportedTarget, PkgConfigFile, Ref, Surface
 
 __all__ = ["check_surface", "missing_files", "absolute_paths", "soname_mismatches", "missing_includes",
            "undeclared_targets", "CMakeComponent", "Declaration"]
@@ -272,7 +272,7 @@ def undeclared_targets(components: Sequence[Any], files: Iterable[str], surface:
     another library than the owner.
 
     ``components``: objects with ``name``, ``cmake_target`` (None: not checked) and ``owner`` (a
-    :class:`~wheelaudit.ruleset.globs.Glob` or a glob string), e.g. :class:`CMakeComponent` or the
+    :class:`~wheelaudit.model.globs.Glob` or a glob string), e.g. :class:`CMakeComponent` or the
     ruleset's ``ComponentRule``."""
     files = list(files)
     out = []

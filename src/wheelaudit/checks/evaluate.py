@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from wheelaudit.ruleset.conditions import Condition, WheelTraits
 from wheelaudit.model.binary import Binary, Slice, Symbol
 from wheelaudit.model.finding import Finding, examples
-from wheelaudit.ruleset.globs import Glob, SymbolPattern, matches_list
-from wheelaudit.checks.index import Interest, NameIndex, SymbolIndex, interest_of
+from wheelaudit.model.globs import Glob, SymbolPattern, matches_list
+from wheelaudit.checks.index import NameIndex, SymbolIndex
+from wheelaudit.model.interest import Interest, interest_of
 from wheelaudit.checks.linkage import check_linkage
 from wheelaudit.checks.abi import check_abi
 from wheelaudit.checks.extension import is_extension_module

@@ -51,7 +51,7 @@ from wheelaudit.platforms import policydata, providers
 from wheelaudit.model.binary import Binary, Dependency, Slice
 from wheelaudit.load import LoadModel, is_extension_module, load_model
 from wheelaudit.model.finding import Finding, examples
-from wheelaudit.ruleset.globs import Glob
+from wheelaudit.model.globs import Glob
 
 __all__ = [
     "check_linkage",

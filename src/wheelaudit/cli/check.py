@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     ignore = split_codes(args.ignore)
     severity = split_severities(args.severity)
     strings = ruleset.strings() if ruleset is not None else []
-    from wheelaudit.checks.index import Interest
+    from wheelaudit.model.interest import Interest
 
     interest = Interest.for_rules(ruleset)
     paths = expand_inputs(args.wheels)

@@ -86,7 +86,7 @@ class StringCarriers:
 
 def symbol_owners(wheel, patterns: list[str]) -> list[SymbolOwners]:
     """For each pattern, the libraries that define and those that import a matching symbol."""
-    from wheelaudit.ruleset.globs import SymbolPattern
+    from wheelaudit.model.globs import SymbolPattern
     from wheelaudit.checks.index import SymbolIndex
     from wheelaudit.binary.demangle import demangle
     from wheelaudit.binary.symbols import qualified_name
@@ -241,7 +241,7 @@ def owners_dict(wheel, results: list[Any], strings: bool, examples: int) -> dict
 
 def run(args: argparse.Namespace) -> int:
     from wheelaudit.cli.common import UsageError
-    from wheelaudit.ruleset.globs import GlobError, SymbolPattern
+    from wheelaudit.model.globs import GlobError, SymbolPattern
     from wheelaudit.render.text import use_color
     from wheelaudit.scan import scan
 

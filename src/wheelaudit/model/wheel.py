@@ -13,7 +13,7 @@ from wheelaudit.model.interest import Interest
 from wheelaudit.model.traits import WheelTraits
 
 if TYPE_CHECKING:
-    from wheelaudit.surface import Surface
+    from wheelaudit.model.surface import Surface
 
 
 @dataclass
@@ -67,23 +67,6 @@ class Wheel:
             return named[0]
         raise KeyError(f"{path}: no such native binary in {self.path.name}"
                        + (f" (ambiguous: {', '.join(b.path for b in named)})" if named else ""))
-
-    def owners(self, pattern: str, *, strong_only: bool = False) -> list[str]:
-        """Paths of the libraries that define a symbol matching ``pattern`` (SPEC §3 matching)."""
-        from wheelaudit.ruleset.globs import SymbolPattern
-        from wheelaudit.checks.index import SymbolIndex
-
-        pat = SymbolPattern(pattern)
-        return sorted(b.path for b in self.libraries
-                      if any(SymbolIndex(sl.exports).any(pat, strong_only=strong_only) for sl in b.slices))
-
-    def importers(self, pattern: str) -> list[str]:
-        """Paths of the libraries that import (reference, undefined) a symbol matching ``pattern``."""
-        from wheelaudit.ruleset.globs import SymbolPattern
-        from wheelaudit.checks.index import NameIndex
-
-        pat = SymbolPattern(pattern)
-        return sorted(b.path for b in self.libraries if NameIndex(n for sl in b.slices for n in sl.imports).any(pat))
 
     @property
     def binary_tags(self) -> list[str]:

@@ -9,6 +9,7 @@ from contextvars import ContextVar
 from typing import TextIO
 
 from wheelaudit.model.finding import CODES, Finding
+from wheelaudit.model.messages import human_size
 from wheelaudit.model.report import Report
 from wheelaudit.model.wheel import Wheel
 from wheelaudit.render.escape import safe, visible
@@ -57,15 +58,6 @@ def use_color(stream: TextIO, mode: str | bool = "auto") -> bool:
 
 def paint(text: str, style: str, color: bool) -> str:
     return f"{STYLES[style]}{text}{RESET}" if color else text
-
-
-def human_size(n: int) -> str:
-    size = float(n)
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if size < 1024 or unit == "GiB":
-            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1024
-    return f"{n} B"  # pragma: no cover
 
 
 def table(rows: list[list[str]], header: list[str]) -> list[str]:

@@ -42,7 +42,7 @@ from wheelaudit import __version__
 from wheelaudit.review.diff import NOT_DATA_SUFFIXES, glob_escape, library_stem, name_glob_parts
 from wheelaudit.review.dups import FORTRAN, NO_PREFIX, _qualified_parts, find_duplicates, library_definitions, namespace_key
 from wheelaudit.model.binary import Binary
-from wheelaudit.ruleset.globs import SymbolPattern
+from wheelaudit.model.globs import SymbolPattern
 from wheelaudit.model.wheel import Wheel
 
 #: sentinels per component
@@ -451,7 +451,7 @@ def _linkage(wheel: Wheel) -> tuple[list[tuple[str, str]], dict[str, list[str]]]
     from packaging.requirements import InvalidRequirement, Requirement
     from packaging.utils import canonicalize_name
 
-    from wheelaudit.ruleset.globs import Glob
+    from wheelaudit.model.globs import Glob
     from wheelaudit.checks.linkage import resolve_wheel
 
     required: set[str] = set()

@@ -39,7 +39,7 @@ from wheelaudit.ruleset.conditions import CONDITION_KEYS, KNOWN_OS, Condition, W
 from wheelaudit.ruleset.format import TABLES
 from wheelaudit.model.finding import CODES
 from wheelaudit.model.codes import CodeError, parse_code, parse_selector, parse_severities
-from wheelaudit.ruleset.globs import Glob, GlobError, NotGlob, SymbolPattern, linear_regex
+from wheelaudit.model.globs import Glob, GlobError, NotGlob, SymbolPattern, linear_regex
 
 __all__ = [
     "RulesError",
@@ -427,9 +427,9 @@ class Ruleset:
         return list({p.entry: p for p in pats}.values())
 
     def interest(self) -> Interest:
-        """What the symbol entries can match (:class:`wheelaudit.checks.index.Interest`): handed to the
+        """What the symbol entries can match (:class:`wheelaudit.model.interest.Interest`): handed to the
         scan so that each worker keeps only the local symbols these rules can look at."""
-        from wheelaudit.checks.index import interest_of
+        from wheelaudit.model.interest import interest_of
 
         return interest_of(self.symbol_patterns())
 

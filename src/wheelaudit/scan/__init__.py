@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING
 
 from wheelaudit.archive import MemberData, MemberReader, WheelSource, open_wheel
 from wheelaudit.binary.budget import Budget
-from wheelaudit.ruleset.conditions import traits_from_tags
+from wheelaudit.platforms.traits import traits_from_tags
 from wheelaudit.model.binary import Binary
 from wheelaudit.model.finding import Finding
-from wheelaudit.checks.index import Interest
+from wheelaudit.model.interest import Interest
 from wheelaudit.model.wheel import Wheel
 from wheelaudit.scan.plan import plan
 from wheelaudit.scan.pool import Outcome, Pool, ScanFailed, can_fork, default_jobs

@@ -15,7 +15,7 @@ import os
 import re
 from pathlib import Path
 
-from wheelaudit.checks.index import Interest
+from wheelaudit.model.interest import Interest
 from wheelaudit.model.wheel import Wheel
 
 _NATIVE_NAME = re.compile(r"(\.so(\.[0-9][0-9.]*)?|\.dylib|\.dll|\.pyd|/[^./]+)$", re.IGNORECASE)

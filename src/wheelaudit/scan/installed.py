@@ -28,7 +28,7 @@ from packaging.version import InvalidVersion, Version
 
 from wheelaudit.archive.installed import (Environment, InstalledDist, NotAnEnvironment, installed_dists, locate,
                                           unlisted_native)
-from wheelaudit.checks.index import Interest
+from wheelaudit.model.interest import Interest
 from wheelaudit.model.finding import Finding
 from wheelaudit.model.wheel import Wheel
 from wheelaudit.scan import scan

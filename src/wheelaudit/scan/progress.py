@@ -87,7 +87,7 @@ def trace_read(wheel: Wheel) -> None:
     architectures and size (or why it could not be read)."""
     if not tracing():
         return
-    from wheelaudit.render.text import human_size
+    from wheelaudit.model.messages import human_size
 
     n = len(wheel.libraries)
     inflated = sum(size for _compressed, size in (wheel.sizes or {}).values())

@@ -11,7 +11,8 @@ from typing import NamedTuple
 
 from wheelaudit.archive import Member, MemberReader
 from wheelaudit.model.binary import Binary
-from wheelaudit.checks.index import Interest, narrow
+from wheelaudit.model.interest import Interest
+from wheelaudit.binary.narrow import narrow
 from wheelaudit.binary import read_binary
 from wheelaudit.binary.symbols import SymbolTable
 
@@ -81,7 +82,7 @@ def read_member(reader: MemberReader, m: Member, needles: tuple[bytes, ...], int
 
 def refine(binary: Binary, interest: Interest | None) -> Binary:
     """Work on a binary's symbol tables done where it was read: with an ``interest``, the local
-    symbols narrowed to those the rules can match (:func:`wheelaudit.checks.index.narrow`) and its hints
+    symbols narrowed to those the rules can match (:func:`wheelaudit.binary.narrow.narrow`) and its hints
     located; without one, the tables' tails index built."""
     for s in binary.slices:
         s.exports = _refined(s.exports, interest, keep_all=True)

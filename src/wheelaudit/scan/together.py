@@ -33,11 +33,11 @@ from dataclasses import dataclass, field, replace
 from packaging.utils import canonicalize_name
 
 from wheelaudit.platforms import tags as platforms
-from wheelaudit.ruleset.conditions import WheelTraits
+from wheelaudit.model.traits import WheelTraits
 from wheelaudit.model.finding import Finding, examples
 from wheelaudit.checks.abi import TAG_CHECKS
 from wheelaudit.load import load_model
-from wheelaudit.checks.index import Interest
+from wheelaudit.model.interest import Interest
 from wheelaudit.checks.linkage import _installed, _required_dists, resolve_wheel
 from wheelaudit.model.wheel import Wheel
 from wheelaudit.scan import scan
@@ -236,7 +236,7 @@ def _merged_surface(wheels: Sequence[Wheel], files: list[str]):
     if not surfaces:
         return None
     from wheelaudit.surface import Surface
-    from wheelaudit.surface.model import SITE, Layout, Ref
+    from wheelaudit.model.surface import SITE, Layout, Ref
 
     layout = Layout(files)
 

@@ -26,8 +26,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from wheelaudit.binary.budget import Budget, BudgetSpent
-from wheelaudit.ruleset.globs import Glob, GlobError, linear_regex
-from wheelaudit.surface.model import ConfigVariable, Declaration, ImportedTarget, Layout, PackageConfig, Ref, display
+from wheelaudit.model.globs import Glob, GlobError, linear_regex
+from wheelaudit.model.surface import ConfigVariable, Declaration, ImportedTarget, Layout, PackageConfig, Ref, display
 
 MAX_DEPTH = 16  # nested include()s
 MAX_FILES = 256  # files read per package config
@@ -266,7 +266,7 @@ def split_list(value: str) -> list[str]:
 
 
 def _glob(pattern: str, recurse: bool) -> Glob:
-    """A ``file(GLOB)`` pattern as a :class:`~wheelaudit.ruleset.globs.Glob` (CMake's globs have no braces:
+    """A ``file(GLOB)`` pattern as a :class:`~wheelaudit.model.globs.Glob` (CMake's globs have no braces:
     they are literal here)."""
     escaped = pattern.replace("\\", "\\\\").replace("{", "\\{").replace("}", "\\}")
     try:
@@ -939,7 +939,7 @@ def read_declarations(files: Iterable[str], read_text: Callable[[str], str | Non
                       declares, namespace: str = "") -> list[Declaration]:
     """Targets a hand-written package config declares, found by the ``[cmake]`` table's
     ``declares`` regex (named groups ``name`` and ``library``) in each file that a ``config`` glob
-    matches. A text is compiled by RE2 (:func:`~wheelaudit.ruleset.globs.linear_regex`: linear
+    matches. A text is compiled by RE2 (:func:`~wheelaudit.model.globs.linear_regex`: linear
     matching); a compiled pattern is used as it is."""
     rx = linear_regex(declares) if isinstance(declares, str) else declares
     globs = [Glob(c) if isinstance(c, str) else c for c in config]

@@ -14,7 +14,7 @@ import shlex
 from collections.abc import Callable
 
 from wheelaudit.surface.cmake import SurfaceError, looks_like_path
-from wheelaudit.surface.model import PREFIX, SITE, Layout, PkgConfigFile
+from wheelaudit.model.surface import PREFIX, SITE, Layout, PkgConfigFile
 
 MAX_VALUE = 1 << 20
 

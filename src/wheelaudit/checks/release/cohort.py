@@ -19,7 +19,7 @@ from wheelaudit.checks.release.abi import import_name
 from wheelaudit.checks.release.names import library_stem, vendored_by
 from wheelaudit.model.finding import Finding
 from wheelaudit.model.wheel import Wheel
-from wheelaudit.ruleset.conditions import WheelTraits
+from wheelaudit.model.traits import WheelTraits
 
 #: how many module names a WA811 message shows per group (JSON lists all of them)
 SHOWN = 6
