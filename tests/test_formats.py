@@ -305,6 +305,16 @@ def test_junit_without_rules_uses_builtin_rules(capsys, fixture_wheels):
     assert cases["linkage"].find("failure") is None
 
 
+@pytest.mark.parametrize(("code", "rule", "filed"), [
+    ("WA201", "component:backend_mlx", "component:backend_mlx"),  # the rule that produced it
+    ("WA605", "limits", "limits"),
+    ("WA501", "", "linkage"), ("WA602", "", "abi"), ("WA004", "", "waivers"), ("WA002", "", "integrity"),
+])
+def test_a_finding_is_filed_under_one_rule_id(code, rule, filed):
+    """The one finding -> rule id mapping, which the JUnit testcases and the pytest items share."""
+    assert Finding(code, "m", rule=rule).rule_id == filed
+
+
 def test_inspect_json_says_where_every_dependency_resolves(capsys, tmp_path):
     """Schema 2: each dependency carries ``resolved``, null where it resolves nowhere."""
     import zipfile

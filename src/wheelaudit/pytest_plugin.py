@@ -411,14 +411,16 @@ def _plan(ruleset: Ruleset | None, baseline: bool = False) -> list[_RulePlan]:
 
 
 def _route(finding: Finding, known: set[str]) -> str:
-    """The item a finding belongs to: its rule's, else by code (nothing is ever dropped)."""
-    if finding.rule in known:
-        return finding.rule
-    if finding.code.startswith("WA5") and "linkage" in known:
-        return "linkage"
-    if finding.code == "WA004" and "waivers" in known:
-        return "waivers"
-    return "integrity"
+    """The item a finding belongs to: its rule's (:attr:`Finding.rule_id`); for a rule collected
+    as no item of its own (``limits``, ``consumer``, ``release``), the linkage or waivers item of
+    its code's family, else integrity (nothing is ever dropped)."""
+    from wheelaudit.model.finding import family_rule
+
+    rule = finding.rule_id
+    if rule in known:
+        return rule
+    family = family_rule(finding.code)
+    return family if family in ("linkage", "waivers") and family in known else "integrity"
 
 
 def _labels(paths: list[Path], rootdir: Path) -> list[str]:
