@@ -106,7 +106,7 @@ class Workspace:
     def wheel(self):
         """A scanned wheel for the ``rules`` target (the first seed wheel, else a tiny one)."""
         if self._wheel is None:
-            from wheelaudit.scan import scan
+            from wheelaudit.scanner import scan
 
             path = next((p for p in self.seed_wheels if p.suffix == ".whl"), None)
             if path is None:
@@ -153,7 +153,7 @@ pe = _reader("pe")
 def wheel(data: bytes, ws: Workspace) -> str:
     from wheelaudit.api import audit_wheels
     from wheelaudit.render import renderer
-    from wheelaudit.scan import scan
+    from wheelaudit.scanner import scan
     from wheelaudit.archive import NotAWheel
 
     path = ws.file("fuzz-1.0-cp311-cp311-manylinux_2_28_x86_64.whl", data)
@@ -277,7 +277,7 @@ def smuggle(data: bytes, ws: Workspace) -> str:
     flagged by the first byte: such a wheel is never audited clean (WA002, or not a wheel)."""
     from wheelaudit.api import audit_wheels
     from wheelaudit.archive import NotAWheel
-    from wheelaudit.scan import scan
+    from wheelaudit.scanner import scan
 
     flag, zdata = (data[0], data[1:]) if data else (0, b"")
     path = ws.file("fuzz-1.0-cp311-cp311-manylinux_2_28_x86_64.whl", zdata)
@@ -344,7 +344,7 @@ def control(data: bytes, ws: Workspace) -> str:
     from wheelaudit.api import audit_wheels
     from wheelaudit.archive import NotAWheel
     from wheelaudit.render import FORMATS, renderer
-    from wheelaudit.scan import scan
+    from wheelaudit.scanner import scan
 
     from .shapes import MARK
 

@@ -18,7 +18,7 @@ from wheelaudit import audit_wheels
 from wheelaudit.platforms.traits import traits_from_tags
 from wheelaudit.model.binary import Binary, Dependency, Rpath, Slice, Symbol
 from wheelaudit.ruleset.load import load_rules
-from wheelaudit.scan import Wheel
+from wheelaudit.scanner import Wheel
 
 ROOT = Path(__file__).resolve().parent.parent
 EXECUTORCH = ROOT / "rules" / "executorch.toml"

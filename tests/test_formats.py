@@ -14,7 +14,7 @@ from wheelaudit.model.finding import CODES, Finding
 from wheelaudit.render import formats
 from wheelaudit.render.github import escape_data, escape_property
 from wheelaudit.model.report import Report
-from wheelaudit.scan import scan
+from wheelaudit.scanner import scan
 
 DATA = Path(__file__).resolve().parent / "data"
 SCHEMA = DATA / "sarif-schema-2.1.0.json"

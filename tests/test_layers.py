@@ -101,7 +101,7 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
 
 def test_the_package_graph_has_no_cycle():
     graph = _package_graph()
-    assert {"model", "binary", "checks", "scan"} <= set(graph)  # (the walk found the stages)
+    assert {"model", "binary", "checks", "scanner"} <= set(graph)  # (the walk found the stages)
     assert _cycle(graph) is None, " -> ".join(_cycle(graph) or [])
     assert graph["model"] == set(), "the model imports no stage"
 
@@ -109,3 +109,15 @@ def test_the_package_graph_has_no_cycle():
 def test_the_cycle_finder_finds_one():
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert _cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_the_scan_function_and_the_scanning_stage_are_apart():
+    """``wheelaudit.scan`` is the API's function whatever was imported before, and the stage that
+    reads the members is a package of its own name, an ordinary module."""
+    code = ("import sys, types, wheelaudit.scanner.pool, wheelaudit.scanner.together, wheelaudit\n"
+            "import wheelaudit.scanner as stage\n"
+            "from wheelaudit import scan\n"
+            "from wheelaudit.api import scan as api_scan\n"
+            "print(scan is api_scan is wheelaudit.scan, stage.pool.__name__, type(sys.modules['wheelaudit']) is types.ModuleType)\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert run.stdout.split() == ["True", "wheelaudit.scanner.pool", "True"], run.stderr

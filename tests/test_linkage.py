@@ -17,7 +17,7 @@ from wheelaudit.model.globs import Glob
 from wheelaudit.checks.linkage import check_linkage, resolution_table, resolve_wheel
 from wheelaudit.ruleset.load import LinkageRule
 from wheelaudit.model.wheel import Wheel
-from wheelaudit.scan import scan
+from wheelaudit.scanner import scan
 
 LINUX = "cp311-cp311-manylinux_2_28_x86_64"
 MAC = "cp311-cp311-macosx_11_0_arm64"

@@ -326,7 +326,7 @@ def _model_wheel(libs, tag):
     from packaging.tags import parse_tag
 
     from wheelaudit.platforms.traits import traits_from_tags
-    from wheelaudit.scan import Wheel
+    from wheelaudit.scanner import Wheel
 
     tags = sorted(parse_tag(tag), key=str)
     return Wheel(path=Path(f"h-1.0-{tag}.whl"), name="h", version="1.0", tags=[str(t) for t in tags],

@@ -13,7 +13,7 @@ from wheelaudit.platforms.traits import traits_from_tags
 from wheelaudit.model.binary import Binary, Slice
 from wheelaudit.platforms.requirements import declared_requirements, marker_environments
 from wheelaudit.ruleset.load import RulesError, load_rules, parse_rules
-from wheelaudit.scan import Wheel
+from wheelaudit.scanner import Wheel
 
 ROOT = Path(__file__).resolve().parent.parent
 EXECUTORCH = ROOT / "rules" / "executorch.toml"

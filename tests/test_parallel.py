@@ -17,14 +17,14 @@ from hypothesis import strategies as st
 
 from wheelaudit import audit, load_rules, scan
 from wheelaudit.archive import members as archive_members
-from wheelaudit.scan import pool as scan_pool
-from wheelaudit.scan import read as scan_read
+from wheelaudit.scanner import pool as scan_pool
+from wheelaudit.scanner import read as scan_read
 from wheelaudit.model.binary import Symbol
 from wheelaudit.model.globs import SymbolPattern
 from wheelaudit.binary.narrow import narrow
 from wheelaudit.checks.index import SymbolIndex
 from wheelaudit.model.interest import Interest, pattern_hints
-from wheelaudit.scan.progress import Progress
+from wheelaudit.scanner.progress import Progress
 from wheelaudit.binary.strings import NeedleSearch, StreamSearch, can_overlap
 from wheelaudit.binary.symbols import SymbolTable, qualified_name, symbol_code
 

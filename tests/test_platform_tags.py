@@ -216,7 +216,7 @@ def _wheel(tag: str, *slices):
 
     from wheelaudit.platforms.traits import traits_from_tags
     from wheelaudit.model.binary import Binary
-    from wheelaudit.scan import Wheel
+    from wheelaudit.scanner import Wheel
 
     tags = sorted(parse_tag(tag), key=str)
     libs = [Binary(path="pkg/_x.so", format="elf", size=100, slices=list(slices))]

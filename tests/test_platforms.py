@@ -21,7 +21,7 @@ from wheelaudit.platforms.tags import (
     policy_data,
 )
 from wheelaudit.model.wheel import Wheel
-from wheelaudit.scan import scan
+from wheelaudit.scanner import scan
 
 
 # --------------------------------------------------------------------------------------------

@@ -16,8 +16,8 @@ from wheelaudit import audit, load_rules, owners
 from wheelaudit.cli.main import main
 from wheelaudit.checks.linkage import resolution_table
 from wheelaudit.ruleset.load import parse_rules
-from wheelaudit.scan import scan
-from wheelaudit.scan.together import NotTogether, TogetherWheel, merge_wheels, scan_together
+from wheelaudit.scanner import scan
+from wheelaudit.scanner.together import NotTogether, TogetherWheel, merge_wheels, scan_together
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNTIMES = ROOT / "rules" / "runtimes.toml"

@@ -16,8 +16,8 @@ from wheelaudit.model.codes import parse_selectors, parse_severities, parse_seve
 from wheelaudit.model.report import Report
 from wheelaudit.ruleset.load import Ruleset, load_rules
 from wheelaudit.model.wheel import Wheel
-from wheelaudit.scan import scan
-from wheelaudit.scan.optional import find_optional_modules
+from wheelaudit.scanner import scan
+from wheelaudit.scanner.optional import find_optional_modules
 from wheelaudit.checks.linkage import optional_candidates
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -47,7 +47,7 @@ def audit(path: PathLike | Sequence[PathLike], rules: Ruleset | PathLike | None 
     whether it passes.
 
     With ``together=True`` the wheels are audited as one install (``check --together``, see
-    :mod:`wheelaudit.scan.together`): the report has one entry, for the merged tree.
+    :mod:`wheelaudit.scanner.together`): the report has one entry, for the merged tree.
 
     ``baseline`` (``check --baseline``): the last release's wheels (paths, or folders of wheels);
     each wheel is compared with the baseline wheel of its platform and Python tags (WA801-WA804).
@@ -65,7 +65,7 @@ def audit(path: PathLike | Sequence[PathLike], rules: Ruleset | PathLike | None 
     interest = Interest.for_rules(ruleset)
     budget = Budget()  # the run's one budget (wheelaudit.binary.budget)
     if together:
-        from wheelaudit.scan.together import scan_together
+        from wheelaudit.scanner.together import scan_together
 
         wheels: list[Wheel] = [scan_together(paths, strings=strings, interest=interest, jobs=jobs, budget=budget)]
     else:
@@ -73,7 +73,7 @@ def audit(path: PathLike | Sequence[PathLike], rules: Ruleset | PathLike | None 
     old = None
     if baseline is not None:
         from wheelaudit.archive import expand_inputs
-        from wheelaudit.scan.baseline import scan_abi
+        from wheelaudit.scanner.baseline import scan_abi
 
         bpaths = [baseline] if isinstance(baseline, (str, os.PathLike)) else list(baseline)
         old = [scan_abi(p, jobs=jobs) for p in expand_inputs(bpaths)]
@@ -89,7 +89,7 @@ def audit_wheels(wheels: Sequence[Wheel], ruleset: Ruleset | None, *, select: It
                  baseline: Sequence[Wheel] | None = None, release: bool = False) -> Report:
     """Evaluate ``ruleset`` over already scanned wheels (scan once, audit many times).
 
-    ``baseline``: the last release's wheels, scanned (:func:`wheelaudit.scan.baseline.scan_abi`
+    ``baseline``: the last release's wheels, scanned (:func:`wheelaudit.scanner.baseline.scan_abi`
     reads just what the comparison needs): each wheel gets the WA801-WA803 findings against the
     baseline wheel of its platform and Python tags, and each baseline wheel that no wheel pairs
     with is an entry of the report with its WA804. ``release``: the wheels are one release, and

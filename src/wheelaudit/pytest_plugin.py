@@ -208,9 +208,9 @@ class _State:
         return self._baseline_paths
 
     def baseline(self) -> list[Wheel]:
-        """The baseline wheels, each read once for its ABI (:func:`wheelaudit.scan.baseline.scan_abi`)."""
+        """The baseline wheels, each read once for its ABI (:func:`wheelaudit.scanner.baseline.scan_abi`)."""
         if self._baseline is None:
-            from wheelaudit.scan.baseline import scan_abi
+            from wheelaudit.scanner.baseline import scan_abi
 
             self._baseline = [scan_abi(p) for p in self.baseline_paths()]
         return self._baseline
@@ -224,7 +224,7 @@ class _State:
     def scan(self, path: PathLike, strings: Iterable[bytes] | None = None) -> Wheel:
         """The scanned wheel at ``path`` (cached per path; rescanned only when more byte strings
         are needed than the cached scan looked for). ``strings`` default to the session rules'."""
-        from wheelaudit.scan import scan
+        from wheelaudit.scanner import scan
 
         key = Path(path).resolve()
         if strings is None:
@@ -305,7 +305,7 @@ class _State:
     def together_report(self) -> Report:
         """All given wheels laid out as one install, evaluated with the session's rules."""
         from wheelaudit.api import audit_wheels
-        from wheelaudit.scan.together import merge_wheels
+        from wheelaudit.scanner.together import merge_wheels
 
         try:
             ruleset = self.ruleset()

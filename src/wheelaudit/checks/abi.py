@@ -1,7 +1,7 @@
 """Python ABI and loadability (WA6xx): what makes a wheel's native code fail at import time.
 
 Built-in checks, on by default, each a small pure function of the scanned
-:class:`~wheelaudit.scan.Wheel` returning findings. They read facts the readers established
+:class:`~wheelaudit.scanner.Wheel` returning findings. They read facts the readers established
 (``Slice.exec_stack``, ``textrel``, ``debug_bytes``, ``signature``, dependencies, exports) and
 the wheel's tags, parsed by :mod:`packaging.tags`:
 

@@ -323,7 +323,7 @@ def undeclared_targets(components: Sequence[Any], files: Iterable[str], surface:
 # -- the pipeline's entry point -------------------------------------------------------------------
 
 def evaluate_consumer(wheel: Any, ruleset: Any = None) -> list[Finding]:
-    """WA701-WA705 for a scanned wheel (:class:`wheelaudit.scan.Wheel`, whose ``surface`` the scan
+    """WA701-WA705 for a scanned wheel (:class:`wheelaudit.scanner.Wheel`, whose ``surface`` the scan
     read) under ``ruleset`` (its components' ``cmake-target`` and its ``[cmake]`` table; None: WA705
     is not checked)."""
     surface = getattr(wheel, "surface", None)

@@ -197,7 +197,7 @@ def library_evidence(ctx: Context, b: Binary, comp: ComponentRule) -> LibraryEvi
 
 
 def _origin(ctx: Context, path: str) -> str | None:
-    """The wheel a path came from, when wheels are audited together (``wheelaudit.scan.together``)."""
+    """The wheel a path came from, when wheels are audited together (``wheelaudit.scanner.together``)."""
     origins = getattr(ctx.wheel, "origins", None)
     return origins.get(path) if origins else None
 

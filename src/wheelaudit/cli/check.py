@@ -75,7 +75,7 @@ def resolve_rules(rules_arg: str | None):
 
 def run(args: argparse.Namespace) -> int:
     from wheelaudit.archive import expand_inputs
-    from wheelaudit.scan import scan
+    from wheelaudit.scanner import scan
 
     check_report_targets(args.report, args.output)
     if args.statistics and args.format != "text":
@@ -100,13 +100,13 @@ def run(args: argparse.Namespace) -> int:
     from wheelaudit.binary.budget import Budget
 
     budget = Budget()  # the run's one budget (wheelaudit.binary.budget)
-    if args.env is not None or not paths:  # (an installed environment: wheelaudit.scan.installed)
+    if args.env is not None or not paths:  # (an installed environment: wheelaudit.scanner.installed)
         wheels, notes = _environment(args, paths, strings, interest, budget)
     elif args.together:
-        from wheelaudit.scan.together import scan_together
+        from wheelaudit.scanner.together import scan_together
 
         if args.find_links:
-            from wheelaudit.scan.find_links import with_providers
+            from wheelaudit.scanner.find_links import with_providers
 
             members = [scan(p, strings=strings, interest=interest, jobs=args.jobs, budget=budget) for p in paths]
             merged, providers, notes = with_providers(members, args.find_links, strings=strings,
@@ -117,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         wheels = [scan(p, strings=strings, interest=interest, jobs=args.jobs, budget=budget) for p in paths]
         if args.find_links:
-            from wheelaudit.scan.find_links import with_providers
+            from wheelaudit.scanner.find_links import with_providers
 
             checked = []
             for w in wheels:
@@ -132,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
 
     baseline = None
     if args.baseline:
-        from wheelaudit.scan.baseline import scan_abi
+        from wheelaudit.scanner.baseline import scan_abi
 
         if args.env is not None or args.together:
             from wheelaudit.cli.common import UsageError
@@ -149,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
     if args.env is not None:
         report.notes += notes
     if args.find_links:
-        from wheelaudit.scan.find_links import keep_checked
+        from wheelaudit.scanner.find_links import keep_checked
 
         for wr in report.wheels:
             wr.findings = keep_checked(wr.findings, wr.wheel.origins, providers)
@@ -176,7 +176,7 @@ def run(args: argparse.Namespace) -> int:
 def _environment(args: argparse.Namespace, paths: list[Path], strings, interest, budget=None) -> tuple[list, list[str]]:
     """``--env [PATH_OR_PYTHON]``: the environment scanned as one install, and its notes."""
     from wheelaudit.cli.main import UsageError
-    from wheelaudit.scan.installed import NotAnEnvironment, scan_environment
+    from wheelaudit.scanner.installed import NotAnEnvironment, scan_environment
 
     if args.env is None:
         raise UsageError("give the wheels to check (WHEEL_OR_DIR...), or --env for an installed environment")

@@ -243,7 +243,7 @@ def run(args: argparse.Namespace) -> int:
     from wheelaudit.cli.common import UsageError
     from wheelaudit.model.globs import GlobError, SymbolPattern
     from wheelaudit.render.text import use_color
-    from wheelaudit.scan import scan
+    from wheelaudit.scanner import scan
 
     if args.examples < 0:
         raise UsageError("--examples must be 0 or more")

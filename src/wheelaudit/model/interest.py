@@ -149,7 +149,7 @@ class Interest:
     all_mangled: bool = False
     everything: bool = False
     #: whether the readers verify Mach-O code signatures (WA607 reads the verdict; a baseline
-    #: read for its ABI does not: :mod:`wheelaudit.scan.baseline`)
+    #: read for its ABI does not: :mod:`wheelaudit.scanner.baseline`)
     signatures: bool = True
 
     @classmethod

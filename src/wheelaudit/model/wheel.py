@@ -32,7 +32,7 @@ class Wheel:
     strings: tuple[bytes, ...] = ()  # the byte strings searched for
     #: the interest the local symbols were narrowed to (None: every symbol kept)
     interest: Interest | None = None
-    #: wheels audited together (wheelaudit.scan.together): path inside the tree -> the wheel file it
+    #: wheels audited together (wheelaudit.scanner.together): path inside the tree -> the wheel file it
     #: came from; empty for a single wheel
     origins: dict[str, str] = field(default_factory=dict)
     #: folders the wheel's packages add to the Windows DLL search when imported

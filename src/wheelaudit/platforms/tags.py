@@ -37,7 +37,7 @@ load command, must not be newer than the ``macosx_X_Y`` / ``ios_X_Y`` tag; an ar
 can never target below macOS 11.0, so its floor is 11.0. Android tags carry an API level that
 the ELF file does not record: nothing to compare.
 
-Nothing here opens a file: the facts come from :mod:`wheelaudit.scan`.
+Nothing here opens a file: the facts come from :mod:`wheelaudit.scanner`.
 """
 
 from __future__ import annotations
@@ -377,7 +377,7 @@ def platform_strings(tags) -> list[str]:
 
 
 def wheel_platforms(wheel) -> list[PlatformTag]:
-    """The platform tags of a wheel (a :class:`wheelaudit.scan.Wheel`, a ``--together`` tree
+    """The platform tags of a wheel (a :class:`wheelaudit.scanner.Wheel`, a ``--together`` tree
     with its own ``platform_tags``, or any object with ``tags``), parsed."""
     plats = getattr(wheel, "platform_tags", None)
     if plats is None:
@@ -726,6 +726,6 @@ def check_versions(wheel) -> list[Finding]:
 
 
 def check_platform(wheel, loaded: Collection[str] | None = None, never: Collection[str] = ()) -> list[Finding]:
-    """WA503 and WA504 for ``wheel`` (a :class:`wheelaudit.scan.Wheel`); ``loaded`` and ``never``
+    """WA503 and WA504 for ``wheel`` (a :class:`wheelaudit.scanner.Wheel`); ``loaded`` and ``never``
     as for :func:`check_archs`."""
     return check_archs(wheel, loaded, never) + check_versions(wheel)

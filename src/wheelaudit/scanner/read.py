@@ -66,7 +66,7 @@ def read_member(reader: MemberReader, m: Member, needles: tuple[bytes, ...], int
         with _TimeBound(budget.bound(timeout) if budget is not None else timeout):
             if interest is None or interest.signatures:
                 binary = read_binary(data, m.path, used, budget)
-            else:  # (a baseline read for its ABI: wheelaudit.scan.baseline)
+            else:  # (a baseline read for its ABI: wheelaudit.scanner.baseline)
                 binary = read_binary(data, m.path, used, budget, signatures=False)
         return read, (refine(binary, interest) if binary is not None else None)
     except _ParseTimeout:

@@ -16,10 +16,10 @@ from wheelaudit.model.binary import Binary
 from wheelaudit.model.finding import Finding
 from wheelaudit.model.interest import Interest
 from wheelaudit.model.wheel import Wheel
-from wheelaudit.scan.plan import plan
-from wheelaudit.scan.pool import Outcome, Pool, ScanFailed, can_fork, default_jobs
+from wheelaudit.scanner.plan import plan
+from wheelaudit.scanner.pool import Outcome, Pool, ScanFailed, can_fork, default_jobs
 from wheelaudit.settings import flag
-from wheelaudit.scan.read import binary_timeout, read_member
+from wheelaudit.scanner.read import binary_timeout, read_member
 
 if TYPE_CHECKING:
     from wheelaudit.archive.dll_directories import ImportTimeLoads
@@ -49,10 +49,10 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
     always in-process). ``timeout`` bounds the reading of one binary, in seconds (default:
     $WHEELAUDIT_BINARY_TIMEOUT, else 120); a binary that takes longer is reported as WA001.
     ``progress``: a bar on standard error (default: when it is a terminal and not a CI run's,
-    see :mod:`wheelaudit.scan.progress`). ``source``: the wheel already opened (an installed
+    see :mod:`wheelaudit.scanner.progress`). ``source``: the wheel already opened (an installed
     distribution, :mod:`wheelaudit.archive.installed`), whose ``members`` are what is read and
     ``files()`` what the wheel holds; it is closed here. ``only``: read just the members whose
-    path it accepts (RECORD is then not checked: :mod:`wheelaudit.scan.baseline`). ``budget``: the
+    path it accepts (RECORD is then not checked: :mod:`wheelaudit.scanner.baseline`). ``budget``: the
     run's (:mod:`wheelaudit.binary.budget`; a fresh one when None), which the readers, the
     demangling of names that could explode and the CMake reader draw on.
 
@@ -60,7 +60,7 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
     :class:`ScanFailed` when a worker process dies; every other problem (an unreadable binary,
     a RECORD mismatch) becomes a finding.
     """
-    from wheelaudit.scan.progress import Progress, trace, trace_read
+    from wheelaudit.scanner.progress import Progress, trace, trace_read
 
     needles: tuple[bytes, ...] = tuple(dict.fromkeys(s for s in strings if s))
     bound = binary_timeout(timeout)

@@ -40,7 +40,7 @@ from wheelaudit.load import load_model
 from wheelaudit.model.interest import Interest
 from wheelaudit.checks.linkage import _installed, _required_dists, resolve_wheel
 from wheelaudit.model.wheel import Wheel
-from wheelaudit.scan import scan
+from wheelaudit.scanner import scan
 from wheelaudit.archive import NotAWheel, open_wheel
 
 __all__ = ["scan_together", "merge_wheels", "TogetherWheel", "NotTogether"]

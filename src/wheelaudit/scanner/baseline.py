@@ -28,8 +28,8 @@ def may_be_native(path: str) -> bool:
 
 def scan_abi(path: str | os.PathLike[str], *, jobs: int | None = None) -> Wheel:
     """The wheel at ``path`` scanned for its ABI only (see the module docstring); raises what
-    :func:`wheelaudit.scan.scan` raises."""
-    from wheelaudit.scan import scan
+    :func:`wheelaudit.scanner.scan` raises."""
+    from wheelaudit.scanner import scan
 
     wheel = scan(Path(path), interest=Interest(signatures=False), jobs=jobs, only=may_be_native)
     wheel.findings = []

@@ -2,7 +2,7 @@
 
 :func:`find_providers` looks in ``DIR`` (never on the network) for one wheel per requirement of
 the checked wheel that applies where it installs, and :func:`with_providers` lays the checked
-wheel out together with the wheels found (:func:`wheelaudit.scan.together.merge_wheels`): a dependency the provider's real wheel ships
+wheel out together with the wheels found (:func:`wheelaudit.scanner.together.merge_wheels`): a dependency the provider's real wheel ships
 resolves there; one it does not ship is a WA501 that names the provider wheel and its version.
 Only the checked wheel's findings are reported (:func:`keep_checked`).
 
@@ -162,8 +162,8 @@ def with_providers(members: list[Wheel], directory: str | os.PathLike[str], *, s
     Requires-Dist: the provider table and the rules see the checked wheel) and its own findings
     lose the ``file name:`` prefix that together gives members; with several (``--together``)
     the tree is the together tree of them all."""
-    from wheelaudit.scan import scan
-    from wheelaudit.scan.together import label, merge_wheels
+    from wheelaudit.scanner import scan
+    from wheelaudit.scanner.together import label, merge_wheels
 
     given = {canonicalize_name(w.name) for w in members if w.name}
     found: dict[Path, None] = {}
