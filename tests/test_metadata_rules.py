@@ -125,6 +125,28 @@ def test_marker_environments_from_tags():
     assert bad == [] and decl[0].somewhere and not decl[0].always
 
 
+
+def test_the_wheel_keeps_its_tags_and_requirements_parsed(fixture_wheels):
+    """Tags and Requires-Dist are read once, into typed values on the wheel, which every check
+    reads; a hand-built wheel's tag strings are read the same way."""
+    from packaging.requirements import Requirement
+    from packaging.tags import Tag
+
+    from wheelaudit import scan
+
+    scanned = scan(fixture_wheels["linux_clean"])
+    assert scanned.tags and all(isinstance(t, Tag) for t in scanned.tags)
+    assert scanned.requirements is scanned.requirements  # (parsed once)
+    assert [text for text, _req in scanned.requirements.parsed] == scanned.requires_dist
+    assert all(isinstance(req, Requirement) for _text, req in scanned.requirements.parsed)
+    w = wheel(['torch>=2; sys_platform == "linux"', "not a requirement ("], tag="cp311-cp311-manylinux_2_28_x86_64.manylinux_2_17_x86_64")
+    assert [str(t) for t in w.tags] == ["cp311-cp311-manylinux_2_17_x86_64", "cp311-cp311-manylinux_2_28_x86_64"]
+    assert w.platform_tags == ["manylinux_2_17_x86_64", "manylinux_2_28_x86_64"]
+    assert w.requirements.invalid == ("not a requirement (",)
+    w.requires_dist.append("numpy")
+    assert [text for text, _req in w.requirements.parsed] == ['torch>=2; sys_platform == "linux"', "numpy"]
+
+
 # --------------------------------------------------------------------------------------------
 # The bundled ExecuTorch ruleset's variant rules
 

@@ -185,17 +185,15 @@ def _release_entry(wheels: Sequence[Wheel]) -> Wheel:
     union of their tags."""
     from pathlib import Path
 
-    from packaging.tags import parse_tag
-
     from wheelaudit.platforms.traits import traits_from_tags
 
     folders = [str(w.path.parent) for w in wheels]
     common = Path(os.path.commonpath(folders)) if folders else Path("release")
-    tags = sorted({t for w in wheels for t in w.tags})
+    tags = sorted({t for w in wheels for t in w.tags}, key=str)
     first = wheels[0] if wheels else None
     name, version = (first.name, first.version) if first is not None else ("", "")
     return Wheel(path=common, name=name, version=version, tags=tags,
-                 traits=traits_from_tags([t for s in tags for t in parse_tag(s)], version, name=name),
+                 traits=traits_from_tags(tags, version, name=name),
                  files=[], libraries=[])
 
 

@@ -13,7 +13,32 @@ from wheelaudit.model.interest import Interest
 from wheelaudit.model.traits import WheelTraits
 
 if TYPE_CHECKING:
+    from packaging.requirements import Requirement
+    from packaging.tags import Tag
+
     from wheelaudit.model.surface import Surface
+
+
+@dataclass(frozen=True)
+class Requirements:
+    """A wheel's ``Requires-Dist``, parsed once (:class:`packaging.requirements.Requirement`):
+    each line that parses, with its text as written, in order, and the lines that do not."""
+
+    parsed: tuple[tuple[str, Requirement], ...] = ()
+    invalid: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, lines: list[str]) -> Requirements:
+        from packaging.requirements import InvalidRequirement, Requirement
+
+        parsed: list[tuple[str, Requirement]] = []
+        invalid: list[str] = []
+        for text in lines:
+            try:
+                parsed.append((text, Requirement(text)))
+            except InvalidRequirement:
+                invalid.append(text)
+        return cls(tuple(parsed), tuple(invalid))
 
 
 @dataclass
@@ -23,7 +48,9 @@ class Wheel:
     path: Path
     name: str
     version: str
-    tags: list[str]
+    #: the wheel's tags (``packaging.tags.Tag``, compressed sets expanded), read once from its file
+    #: name or WHEEL; a hand-built Wheel may give strings, read here with ``packaging.tags.parse_tag``
+    tags: list[Tag]
     traits: WheelTraits
     files: list[str]
     libraries: list[Binary]
@@ -57,6 +84,12 @@ class Wheel:
     #: the size of the .whl file in bytes; None for an unpacked tree or wheels audited together
     archive_size: int | None = None
 
+    def __post_init__(self) -> None:
+        if any(isinstance(t, str) for t in self.tags):
+            from packaging.tags import parse_tag
+
+            self.tags = [one for t in self.tags for one in (sorted(parse_tag(t), key=str) if isinstance(t, str) else [t])]
+
     def library(self, path: str) -> Binary:
         """The binary at ``path`` inside the wheel (exact path, or a unique file name)."""
         for b in self.libraries:
@@ -69,13 +102,20 @@ class Wheel:
                        + (f" (ambiguous: {', '.join(b.path for b in named)})" if named else ""))
 
     @property
-    def binary_tags(self) -> list[str]:
+    def requirements(self) -> Requirements:
+        """``requires_dist`` parsed, once for as long as it holds the same lines."""
+        key = tuple(self.requires_dist)
+        known = self.__dict__.get("_requirements")
+        if known is None or known[0] != key:
+            known = self.__dict__["_requirements"] = (key, Requirements.of(self.requires_dist))
+        return known[1]
+
+    @property
+    def binary_tags(self) -> list[Tag]:
         """The tags the wheel's binaries are held to (WA601, WA602): its own."""
         return self.tags
 
     @property
     def platform_tags(self) -> list[str]:
         """The platform parts of the wheel's tags (``macosx_14_0_arm64``)."""
-        from packaging.tags import parse_tag
-
-        return sorted({t.platform for s in self.tags for t in parse_tag(s)})
+        return sorted({t.platform for t in self.tags})

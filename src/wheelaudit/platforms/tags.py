@@ -43,14 +43,17 @@ Nothing here opens a file: the facts come from :mod:`wheelaudit.scanner`.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wheelaudit.platforms import policydata
 from wheelaudit.model.binary import Binary, Slice
 from wheelaudit.model.finding import Finding, examples
+
+if TYPE_CHECKING:
+    from packaging.tags import Tag
 
 __all__ = [
     "PlatformTag",
@@ -368,12 +371,10 @@ def _linux(tag: str, family: str, version: tuple[int, ...], arch: str) -> Platfo
     return PlatformTag(tag, "linux", family, version, accepted[:1], arch, float_abi=_ARM_FLOAT.get(arch))
 
 
-def platform_strings(tags) -> list[str]:
-    """The platform parts of ``interpreter-abi-platform`` tag strings (compressed sets expanded),
-    read with :func:`packaging.tags.parse_tag`, sorted and distinct."""
-    from packaging.tags import parse_tag
-
-    return sorted({t.platform for s in tags for t in parse_tag(s)})
+def platform_strings(tags: Iterable[Tag]) -> list[str]:
+    """The platform parts of a wheel's tags (:attr:`wheelaudit.model.wheel.Wheel.tags`), sorted
+    and distinct."""
+    return sorted({t.platform for t in tags})
 
 
 def wheel_platforms(wheel) -> list[PlatformTag]:

@@ -109,7 +109,7 @@ def junit_tree(report: Report) -> ET.Element:
         stem = w.path.name[:-4] if w.path.name.endswith(".whl") else w.path.name
         suite = ET.SubElement(root, "testsuite", name=w.path.name)
         props = ET.SubElement(suite, "properties")
-        for k, v in (("wheel", str(w.path)), ("name", w.name), ("version", w.version), ("tags", ",".join(w.tags)),
+        for k, v in (("wheel", str(w.path)), ("name", w.name), ("version", w.version), ("tags", ",".join(map(str, w.tags))),
                      ("rules", report.rules_path or ""), ("fail-on", report.fail_on)):
             ET.SubElement(props, "property", name=k, value=visible(v))
         ids, skipped = rule_ids(ruleset, wr)

@@ -516,4 +516,4 @@ def shorten(text: str, width: int) -> str:
 
 
 def wheel_dict(w: Wheel) -> dict[str, Any]:
-    return {"path": str(w.path), "name": w.name, "version": w.version, "tags": list(w.tags)}
+    return {"path": str(w.path), "name": w.name, "version": w.version, "tags": [str(t) for t in w.tags]}

@@ -117,7 +117,7 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
         path=p,
         name=info.name,
         version=info.version,
-        tags=[str(t) for t in info.tags],
+        tags=list(info.tags),
         traits=traits_from_tags(info.tags, info.version, name=info.name),
         files=files,
         libraries=sorted(libraries, key=lambda b: b.path),

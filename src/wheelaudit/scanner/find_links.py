@@ -28,7 +28,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from packaging.requirements import InvalidRequirement, Requirement
+from packaging.requirements import Requirement
 from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
 
 from wheelaudit.model.finding import Finding
@@ -89,17 +89,15 @@ def find_providers(wheel: Wheel, directory: str | os.PathLike[str]) -> tuple[lis
 
     directory = Path(directory)
     own = canonicalize_name(wheel.name) if wheel.name else ""
-    declared, _invalid = declared_requirements(wheel.requires_dist, wheel.tags)
+    declared, _invalid = declared_requirements(wheel.requirements, wheel.tags)
+    parsed = dict(wheel.requirements.parsed)
     applying: dict[str, list[Requirement]] = {}
     not_applying: dict[str, str] = {}
     for d in declared:
         if d.name == own:
             continue
         if d.always:
-            try:
-                applying.setdefault(d.name, []).append(Requirement(d.text))
-            except InvalidRequirement:  # pragma: no cover - declared_requirements parsed it
-                continue
+            applying.setdefault(d.name, []).append(parsed[d.text])
         else:
             not_applying.setdefault(d.name, d.text)
     mine = platform_keys(wheel.tags)

@@ -30,6 +30,7 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
+from packaging.tags import Tag
 from packaging.utils import canonicalize_name
 
 from wheelaudit.platforms import tags as platforms
@@ -76,7 +77,7 @@ class TogetherWheel(Wheel):
         return []
 
     @property
-    def binary_tags(self) -> list[str]:
+    def binary_tags(self) -> list[Tag]:
         """None, for the same reason: each member's extension modules were held to that member's
         tags (WA601, WA602) when the wheels were merged; one member's ``abi3`` tag says nothing
         of another's modules."""

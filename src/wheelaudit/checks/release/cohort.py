@@ -31,7 +31,7 @@ def wheel_label(w: Wheel) -> str:
     name = w.path.name
     if name.endswith(".whl") and name.count("-") >= 4:
         return "-".join(name[:-4].split("-")[-3:])
-    return ".".join(w.tags) or name
+    return ".".join(map(str, w.tags)) or name
 
 
 def _canonical(name: str) -> str:
