@@ -305,13 +305,11 @@ def test_usage_errors(pytester, project, case):
 USER_TESTS = '''
 import pytest
 
-import wheelaudit
-
 MLX = "executorch/lib/libexecutorch_backend_mlx.dylib"
 
 def test_owners(wheelaudit_wheels):
     (wheel,) = wheelaudit_wheels
-    assert wheelaudit.owners(wheel, "executorch::backends::mlx::*") == [MLX]
+    assert wheel.owners("executorch::backends::mlx::*") == [MLX]
     assert wheel.library("executorch/lib/libexecutorch.dylib").rpaths == ["@loader_path"]
 
 def test_scan_is_shared(wheelaudit_wheels, wheelaudit_scan):
@@ -325,7 +323,7 @@ def test_audit_any_path(wheelaudit_audit):
     assert wheelaudit_audit(r"{clean}", r"{rules}").ok
 
 def test_a_wrong_expectation_fails(wheelaudit_scan):
-    assert wheelaudit.owners(wheelaudit_scan(r"{dup}"), "executorch::backends::mlx::*") == [MLX]
+    assert wheelaudit_scan(r"{dup}").owners("executorch::backends::mlx::*") == [MLX]
 '''
 
 

@@ -12,7 +12,7 @@ import jsonschema
 import pytest
 from wheel.wheelfile import WheelFile
 
-from wheelaudit import audit, load_rules, owners
+from wheelaudit import audit, load_rules
 from wheelaudit.cli.main import main
 from wheelaudit.checks.linkage import resolution_table
 from wheelaudit.ruleset.load import parse_rules
@@ -287,7 +287,7 @@ def test_merged_wheel_shape(fixture_wheels, extra):
     assert merged.origins[LIBMLX] == mlx.name and merged.origins[DELEGATE] == et.name
     assert set(merged.requires_dist) == {"torch", "numpy", "executorch"}
     assert a.origins == {} and b.findings == []  # the members are not modified
-    assert owners(merged, "executorch::backends::mlx::MLXBackend::init") == [DELEGATE, LIBMLX]
+    assert merged.owners("executorch::backends::mlx::MLXBackend::init") == [DELEGATE, LIBMLX]
 
 
 # --------------------------------------------------------------------------------------------

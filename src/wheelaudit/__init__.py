@@ -19,7 +19,6 @@ __version__ = "0.1.0"
 #: public name -> the submodule that defines it
 _EXPORTS = {
     "scan": "api", "load_rules": "api", "audit": "api", "audit_wheels": "api",
-    "owners": "checks.index", "importers": "checks.index",
     "Binary": "model.binary", "Slice": "model.binary", "Symbol": "model.binary", "Dependency": "model.binary", "Rpath": "model.binary",
     "Finding": "model.finding", "CODES": "model.finding",
     "Report": "model.report", "WheelReport": "model.report",
@@ -32,7 +31,6 @@ __all__ = ["__version__", *_EXPORTS]
 
 if TYPE_CHECKING:  # for type checkers and IDEs: the eager imports
     from wheelaudit.api import audit, audit_wheels, load_rules, scan
-    from wheelaudit.checks.index import importers, owners
     from wheelaudit.model.binary import Binary, Dependency, Rpath, Slice, Symbol
     from wheelaudit.model.finding import CODES, Finding
     from wheelaudit.model.report import Report, WheelReport

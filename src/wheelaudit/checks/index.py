@@ -27,6 +27,8 @@ from wheelaudit.binary.demangle import demangle, is_mangled
 from wheelaudit.binary.narrow import decorated, locate
 from wheelaudit.binary.symbols import SymbolTable, qualified_name
 
+from wheelaudit.model.wheel import use_symbol_lookups
+
 if TYPE_CHECKING:
     from wheelaudit.model.wheel import Wheel
 
@@ -258,3 +260,6 @@ def importers(wheel: Wheel, pattern: str) -> list[str]:
     """Paths of the wheel's libraries that import (reference, undefined) a symbol matching ``pattern``."""
     pat = SymbolPattern(pattern)
     return sorted(b.path for b in wheel.libraries if NameIndex(n for sl in b.slices for n in sl.imports).any(pat))
+
+
+use_symbol_lookups(owners, importers)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,6 +18,19 @@ if TYPE_CHECKING:
     from packaging.tags import Tag
 
     from wheelaudit.model.surface import Surface
+
+
+#: ``Wheel.owners`` and ``Wheel.importers``, answered by the checks' symbol index
+#: (:mod:`wheelaudit.checks.index`), which hands them in when it is imported (the API, the checks
+#: and the commands that look symbols up import it); the model itself matches no symbol
+_owners: Callable[..., list[str]] | None = None
+_importers: Callable[..., list[str]] | None = None
+
+
+def use_symbol_lookups(owners: Callable[..., list[str]], importers: Callable[..., list[str]]) -> None:
+    """Install the functions ``Wheel.owners`` and ``Wheel.importers`` answer with."""
+    global _owners, _importers
+    _owners, _importers = owners, importers
 
 
 @dataclass(frozen=True)
@@ -100,6 +114,18 @@ class Wheel:
             return named[0]
         raise KeyError(f"{path}: no such native binary in {self.path.name}"
                        + (f" (ambiguous: {', '.join(b.path for b in named)})" if named else ""))
+
+    def owners(self, pattern: str, *, strong_only: bool = False) -> list[str]:
+        """Paths of the libraries that define a symbol matching ``pattern`` (SPEC §3 matching)."""
+        if _owners is None:
+            raise RuntimeError("Wheel.owners needs wheelaudit.checks.index (import wheelaudit.api)")
+        return _owners(self, pattern, strong_only=strong_only)
+
+    def importers(self, pattern: str) -> list[str]:
+        """Paths of the libraries that import (reference, undefined) a symbol matching ``pattern``."""
+        if _importers is None:
+            raise RuntimeError("Wheel.importers needs wheelaudit.checks.index (import wheelaudit.api)")
+        return _importers(self, pattern)
 
     @property
     def requirements(self) -> Requirements:
