@@ -44,9 +44,9 @@ def main() -> None:
         import wheelaudit.binary.elf  # noqa: F401
         import wheelaudit.binary.macho  # noqa: F401
         import wheelaudit.binary.pe  # noqa: F401
-        import wheelaudit.scan  # noqa: F401
+        import wheelaudit.scanner  # noqa: F401
         import wheelaudit.ruleset.load  # noqa: F401
-        import wheelaudit.ruleset.globs  # noqa: F401
+        import wheelaudit.model.globs  # noqa: F401
         import wheelaudit.api  # noqa: F401
         import wheelaudit.render.text  # noqa: F401
         import wheelaudit.render.json  # noqa: F401

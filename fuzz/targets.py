@@ -4,7 +4,7 @@ A target returns a short outcome label ("parsed", "malformed", "not-a-wheel", ..
 any *unexpected* exception escape: that is a crash. Expected exceptions are the documented
 failures of each surface: :class:`~wheelaudit.binary.MalformedBinary` for the binary readers,
 :class:`~wheelaudit.archive.NotAWheel` for the wheel reader, :class:`~wheelaudit.ruleset.errors.RulesError`
-for the rules loader, :class:`~wheelaudit.ruleset.globs.GlobError` for patterns.
+for the rules loader, :class:`~wheelaudit.model.globs.GlobError` for patterns.
 
 Targets:
 
@@ -106,7 +106,7 @@ class Workspace:
     def wheel(self):
         """A scanned wheel for the ``rules`` target (the first seed wheel, else a tiny one)."""
         if self._wheel is None:
-            from wheelaudit.scan import scan
+            from wheelaudit.scanner import scan
 
             path = next((p for p in self.seed_wheels if p.suffix == ".whl"), None)
             if path is None:
@@ -153,7 +153,7 @@ pe = _reader("pe")
 def wheel(data: bytes, ws: Workspace) -> str:
     from wheelaudit.api import audit_wheels
     from wheelaudit.render import renderer
-    from wheelaudit.scan import scan
+    from wheelaudit.scanner import scan
     from wheelaudit.archive import NotAWheel
 
     path = ws.file("fuzz-1.0-cp311-cp311-manylinux_2_28_x86_64.whl", data)
@@ -189,7 +189,7 @@ def rules(data: bytes, ws: Workspace) -> str:
 
 # -- patterns --------------------------------------------------------------------------------------
 def glob(data: bytes, ws: Workspace) -> str:
-    from wheelaudit.ruleset.globs import Glob, GlobError, SymbolPattern
+    from wheelaudit.model.globs import Glob, GlobError, SymbolPattern
 
     text = data.decode("utf-8", "replace")
     pattern, _, subject = text.partition("\n")
@@ -210,7 +210,7 @@ def glob(data: bytes, ws: Workspace) -> str:
 
 
 def names(data: bytes, ws: Workspace) -> str:
-    from wheelaudit.ruleset.globs import SymbolPattern
+    from wheelaudit.model.globs import SymbolPattern
     from wheelaudit.binary.demangle import demangle
     from wheelaudit.binary.symbols import qualified_name
 
@@ -280,7 +280,7 @@ def smuggle(data: bytes, ws: Workspace) -> str:
     flagged by the first byte: such a wheel is never audited clean (WA002, or not a wheel)."""
     from wheelaudit.api import audit_wheels
     from wheelaudit.archive import NotAWheel
-    from wheelaudit.scan import scan
+    from wheelaudit.scanner import scan
 
     flag, zdata = (data[0], data[1:]) if data else (0, b"")
     path = ws.file("fuzz-1.0-cp311-cp311-manylinux_2_28_x86_64.whl", zdata)
@@ -309,7 +309,7 @@ def cmake(data: bytes, ws: Workspace) -> str:
     WA7xx checks."""
     from wheelaudit.binary.budget import Budget
     from wheelaudit.checks.consumer import CMakeComponent, check_surface
-    from wheelaudit.ruleset.globs import GlobError, linear_regex
+    from wheelaudit.model.globs import GlobError, linear_regex
     from wheelaudit.surface import read_surface
     from wheelaudit.surface.declarations import read_declarations
 
@@ -347,7 +347,7 @@ def control(data: bytes, ws: Workspace) -> str:
     from wheelaudit.api import audit_wheels
     from wheelaudit.archive import NotAWheel
     from wheelaudit.render import FORMATS, renderer
-    from wheelaudit.scan import scan
+    from wheelaudit.scanner import scan
 
     from .shapes import MARK
 

@@ -35,7 +35,7 @@ from _regen_util import write_generated  # noqa: E402
 from wheelaudit.model.codes import CODES, SEVERITIES, families  # noqa: E402
 from wheelaudit.ruleset.conditions import KNOWN_OS  # noqa: E402
 from wheelaudit.ruleset.format import CONFIG_BESIDE_RULES, KINDS, TABLES, Key, Table  # noqa: E402
-from wheelaudit.ruleset.globs import MAX_PATTERN_LENGTH  # noqa: E402
+from wheelaudit.model.globs import MAX_PATTERN_LENGTH  # noqa: E402
 from wheelaudit.ruleset.tables import DIST_NAME_RE, SIZE_UNITS  # noqa: E402
 
 DRAFT = "http://json-schema.org/draft-07/schema#"

@@ -15,7 +15,7 @@ Downloads (once, into a cache) the wheels below for macOS arm64 / CPython 3.11 w
 - ``executorch==1.5.1`` with ``torch==2.14.1``: both carry cpuinfo (executorch#14838's family).
 
 Each wheel is scanned once (with the strings of every ruleset used) and the sets are merged
-with :func:`wheelaudit.scan.together.merge_wheels`, so torch's 386 MB ``libtorch_cpu`` is read once.
+with :func:`wheelaudit.scanner.together.merge_wheels`, so torch's 386 MB ``libtorch_cpu`` is read once.
 Prints, per run, the findings by code, the component carriers and the times. Exit 1 when an
 expected WA201 is missing.
 """
@@ -32,7 +32,7 @@ from pathlib import Path
 
 from wheelaudit import audit_wheels, load_rules, scan
 from wheelaudit.checks.evaluate import Context, component_definers
-from wheelaudit.scan.together import merge_wheels
+from wheelaudit.scanner.together import merge_wheels
 
 ROOT = Path(__file__).resolve().parent.parent
 PLATFORM = "macosx_14_0_arm64"

@@ -12,7 +12,7 @@ from collections import Counter
 from wheelaudit.checks import symbols as S
 from wheelaudit.model.binary import MACHO_EXECUTABLE, MACHO_FLAT
 from wheelaudit.checks.linkage import resolve_wheel
-from wheelaudit.scan import scan
+from wheelaudit.scanner import scan
 
 
 def main(paths: list[str]) -> int:

@@ -54,7 +54,7 @@ def test_clean_wheels_pass_the_executorch_rules(fixture_wheels, et_rules, scenar
 def test_rules_examine_something_on_the_clean_wheel(fixture_wheels, et_rules):
     """A rule that passes because it matched nothing is a defect: check the evidence is there."""
     from wheelaudit.checks.evaluate import Context, component_definers
-    from wheelaudit.scan import scan
+    from wheelaudit.scanner import scan
 
     wheel = scan(fixture_wheels["macos_clean"], strings=et_rules.strings())
     ctx = Context(wheel, et_rules)
@@ -184,7 +184,7 @@ def test_wa206_slices_disagree(fixture_wheels):
     # a component whose sentinel only one slice defines: min OS differs, symbols are the same, so
     # use the facts directly.
     from wheelaudit.checks.evaluate import Context, check_component
-    from wheelaudit.scan import scan
+    from wheelaudit.scanner import scan
 
     wheel = scan(fixture_wheels["macos_universal2"])
     lib = wheel.library("executorch/lib/libexecutorch.dylib")

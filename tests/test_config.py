@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from wheelaudit.ruleset.config import find_pyproject, find_rules
-from wheelaudit.ruleset.globs import Glob
+from wheelaudit.model.globs import Glob
 from wheelaudit.ruleset.errors import RulesError
 
 RULES = """\

@@ -12,7 +12,7 @@ from wheelaudit.cli.main import main
 from wheelaudit.review.diff import diff_wheels, library_stem, name_glob_parts, unhashed
 from wheelaudit.review.init import starter_ruleset
 from wheelaudit.ruleset.load import parse_rules
-from wheelaudit.scan import scan
+from wheelaudit.scanner import scan
 
 MLX = "executorch/lib/libexecutorch_backend_mlx.dylib"
 MLX_COPY = "executorch/backends/mlx/libexecutorch_backend_mlx.dylib"
@@ -223,9 +223,9 @@ def test_repair_tool_names(name, stem, tool, glob):
 
 
 def test_diff_owners_ignore_linker_boilerplate():
-    from wheelaudit.ruleset.conditions import traits_from_tags
+    from wheelaudit.platforms.traits import traits_from_tags
     from wheelaudit.model.binary import Binary, Slice, Symbol
-    from wheelaudit.scan import Wheel
+    from wheelaudit.scanner import Wheel
 
     def lib(path, *names):
         exports = [Symbol(n, n, "global", "func") for n in names]

@@ -15,10 +15,10 @@ import pytest
 from packaging.tags import parse_tag
 
 from wheelaudit import audit_wheels
-from wheelaudit.ruleset.conditions import traits_from_tags
+from wheelaudit.platforms.traits import traits_from_tags
 from wheelaudit.model.binary import Binary, Dependency, Rpath, Slice, Symbol
 from wheelaudit.ruleset.load import load_rules
-from wheelaudit.scan import Wheel
+from wheelaudit.scanner import Wheel
 
 ROOT = Path(__file__).resolve().parent.parent
 EXECUTORCH = ROOT / "rules" / "executorch.toml"

@@ -13,8 +13,8 @@ from wheel.wheelfile import WheelFile
 
 from wheelaudit.cli.main import main
 from wheelaudit.model.finding import Finding
-from wheelaudit.scan import scan
-from wheelaudit.scan.find_links import find_providers, keep_checked, platform_keys
+from wheelaudit.scanner import scan
+from wheelaudit.scanner.find_links import find_providers, keep_checked, platform_keys
 
 LIB = "prov/lib/libprov.so.1"
 EXT = "cons/_ext.cpython-311-x86_64-linux-gnu.so"

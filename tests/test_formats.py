@@ -14,7 +14,7 @@ from wheelaudit.model.finding import CODES, Finding
 from wheelaudit.render import formats
 from wheelaudit.render.github import escape_data, escape_property
 from wheelaudit.model.report import Report
-from wheelaudit.scan import scan
+from wheelaudit.scanner import scan
 
 DATA = Path(__file__).resolve().parent / "data"
 SCHEMA = DATA / "sarif-schema-2.1.0.json"
@@ -303,6 +303,16 @@ def test_junit_without_rules_uses_builtin_rules(capsys, fixture_wheels):
     assert fail is not None and fail.get("type") == "WA002"
     # libtorch / libc10 are torch's, which the wheel requires (the provider table): no failure
     assert cases["linkage"].find("failure") is None
+
+
+@pytest.mark.parametrize(("code", "rule", "filed"), [
+    ("WA201", "component:backend_mlx", "component:backend_mlx"),  # the rule that produced it
+    ("WA605", "limits", "limits"),
+    ("WA501", "", "linkage"), ("WA602", "", "abi"), ("WA004", "", "waivers"), ("WA002", "", "integrity"),
+])
+def test_a_finding_is_filed_under_one_rule_id(code, rule, filed):
+    """The one finding -> rule id mapping, which the JUnit testcases and the pytest items share."""
+    assert Finding(code, "m", rule=rule).rule_id == filed
 
 
 def test_inspect_json_says_where_every_dependency_resolves(capsys, tmp_path):

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from bounds import CountingText
 
-from wheelaudit.ruleset.globs import (
+from wheelaudit.model.globs import (
     MAX_ALTERNATIVES,
     MAX_BRACE_DEPTH,
     Glob,

@@ -3,7 +3,7 @@ pathological globs and symbol patterns.
 
 Every bad rules file is exit 2 with one line that names the file (and the line and key when
 there is one) — never a traceback, never a hang. Patterns cannot backtrack by construction
-(``wheelaudit.ruleset.globs``: bit-parallel automata, and symbol patterns placed piece by piece with
+(``wheelaudit.model.globs``: bit-parallel automata, and symbol patterns placed piece by piece with
 ``str.find``); the timing tests put the worst patterns the limits allow against the longest texts
 a wheel can hold.
 """
@@ -25,7 +25,7 @@ from bounds import CountingText, lines_executed, no_hang, read_by  # noqa: E402
 from fuzz.guard import Guard  # noqa: E402
 from fuzz.mutate import tiny_wheel  # noqa: E402
 from wheelaudit.cli.main import main  # noqa: E402
-from wheelaudit.ruleset.globs import MAX_PATTERN_LENGTH, MAX_STATES, Glob, GlobError, SymbolPattern  # noqa: E402
+from wheelaudit.model.globs import MAX_PATTERN_LENGTH, MAX_STATES, Glob, GlobError, SymbolPattern  # noqa: E402
 from wheelaudit.ruleset.errors import RulesError  # noqa: E402
 from wheelaudit.ruleset.load import MAX_KEY_PARTS, MAX_RULES_SIZE, parse_rules  # noqa: E402
 

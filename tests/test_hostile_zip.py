@@ -27,7 +27,7 @@ from fuzz.guard import Guard  # noqa: E402
 from fuzz.mutate import Entry, record_hash, wheel_entries, zip_bytes  # noqa: E402
 from wheelaudit.cli.main import main  # noqa: E402
 from wheelaudit.archive import MAX_RATIO, MAX_TOTAL_RATIO, NotAWheel, open_wheel, read_zip_directory  # noqa: E402
-from wheelaudit.scan import scan  # noqa: E402
+from wheelaudit.scanner import scan  # noqa: E402
 
 WHEEL = "fuzz-1.0-py3-none-any.whl"
 ELF = b"\x7fELF\x02\x01\x01" + bytes(57)  # a (truncated) ELF: read as a native binary if reached

@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 from packaging.tags import parse_tag
 
-from wheelaudit.ruleset.conditions import traits_from_tags
+from wheelaudit.platforms.traits import traits_from_tags
 from wheelaudit.model.binary import Binary, Dependency, Rpath, Slice
-from wheelaudit.ruleset.globs import Glob
+from wheelaudit.model.globs import Glob
 from wheelaudit.checks.linkage import check_linkage, resolution_table, resolve_wheel
 from wheelaudit.ruleset.model import LinkageRule
 from wheelaudit.model.wheel import Wheel
-from wheelaudit.scan import scan
+from wheelaudit.scanner import scan
 
 LINUX = "cp311-cp311-manylinux_2_28_x86_64"
 MAC = "cp311-cp311-macosx_11_0_arm64"

@@ -342,8 +342,8 @@ def test_a_macho_origin_rpath_that_a_lookup_passes_through_is_a_wa502_error(tmp_
 def _model_wheel(libs, tag):
     from packaging.tags import parse_tag
 
-    from wheelaudit.ruleset.conditions import traits_from_tags
-    from wheelaudit.scan import Wheel
+    from wheelaudit.platforms.traits import traits_from_tags
+    from wheelaudit.scanner import Wheel
 
     tags = sorted(parse_tag(tag), key=str)
     return Wheel(path=Path(f"h-1.0-{tag}.whl"), name="h", version="1.0", tags=[str(t) for t in tags],

@@ -14,7 +14,7 @@ from wheelaudit.cli.main import main
 from wheelaudit.model.finding import Finding
 from wheelaudit.model.report import Report, WheelReport
 from wheelaudit.render import markdown
-from wheelaudit.scan import scan
+from wheelaudit.scanner import scan
 
 RULES = """\
 version = 1

@@ -9,12 +9,12 @@ import pytest
 from packaging.tags import parse_tag
 
 from wheelaudit import audit_wheels
-from wheelaudit.ruleset.conditions import traits_from_tags
+from wheelaudit.platforms.traits import traits_from_tags
 from wheelaudit.model.binary import Binary, Slice
 from wheelaudit.platforms.requirements import declared_requirements, marker_environments
 from wheelaudit.ruleset.errors import RulesError
 from wheelaudit.ruleset.load import load_rules, parse_rules
-from wheelaudit.scan import Wheel
+from wheelaudit.scanner import Wheel
 
 ROOT = Path(__file__).resolve().parent.parent
 EXECUTORCH = ROOT / "rules" / "executorch.toml"
@@ -124,6 +124,28 @@ def test_marker_environments_from_tags():
     assert len(pure) > 1 and {e["sys_platform"] for e in pure} == {""}
     decl, bad = declared_requirements(['a; python_version >= "3.12"'], ["py3-none-any"])
     assert bad == [] and decl[0].somewhere and not decl[0].always
+
+
+
+def test_the_wheel_keeps_its_tags_and_requirements_parsed(fixture_wheels):
+    """Tags and Requires-Dist are read once, into typed values on the wheel, which every check
+    reads; a hand-built wheel's tag strings are read the same way."""
+    from packaging.requirements import Requirement
+    from packaging.tags import Tag
+
+    from wheelaudit import scan
+
+    scanned = scan(fixture_wheels["linux_clean"])
+    assert scanned.tags and all(isinstance(t, Tag) for t in scanned.tags)
+    assert scanned.requirements is scanned.requirements  # (parsed once)
+    assert [text for text, _req in scanned.requirements.parsed] == scanned.requires_dist
+    assert all(isinstance(req, Requirement) for _text, req in scanned.requirements.parsed)
+    w = wheel(['torch>=2; sys_platform == "linux"', "not a requirement ("], tag="cp311-cp311-manylinux_2_28_x86_64.manylinux_2_17_x86_64")
+    assert [str(t) for t in w.tags] == ["cp311-cp311-manylinux_2_17_x86_64", "cp311-cp311-manylinux_2_28_x86_64"]
+    assert w.platform_tags == ["manylinux_2_17_x86_64", "manylinux_2_28_x86_64"]
+    assert w.requirements.invalid == ("not a requirement (",)
+    w.requires_dist.append("numpy")
+    assert [text for text, _req in w.requirements.parsed] == ['torch>=2; sys_platform == "linux"', "numpy"]
 
 
 # --------------------------------------------------------------------------------------------

@@ -54,7 +54,7 @@ FORBIDDEN_BUILTINS = {"exec", "eval", "compile", "execfile", "breakpoint"}
 FORBIDDEN_METHODS = {"extract", "extractall", "load_module", "exec_module", "dlopen"}
 #: the only places allowed to do one of the above, with why
 ALLOWED = {
-    ("scan/pool.py", "pickle.loads"): "the worker pool unpickles what its own worker pickled, from its own pipe",
+    ("scanner/pool.py", "pickle.loads"): "the worker pool unpickles what its own worker pickled, from its own pipe",
     ("children.py", "os.fork"): "the one fork: the worker pool's workers and the guarded demangler's worker "
                                 "(which run only wheelaudit's own reading and demangling code)",
     ("cli.py", "open-write"): "os.devnull, after a broken pipe",

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from wheelaudit.cli.main import main
-from wheelaudit.ruleset.conditions import traits_from_tags
+from wheelaudit.platforms.traits import traits_from_tags
 from wheelaudit.review.dups import (FORTRAN, NO_PREFIX, c_prefix, common_scope, find_duplicates, is_boilerplate,
                              namespace_key, sentinel_pattern)
 from wheelaudit.model.binary import Binary, Slice, Symbol

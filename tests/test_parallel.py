@@ -17,12 +17,14 @@ from hypothesis import strategies as st
 
 from wheelaudit import audit, load_rules, scan
 from wheelaudit.archive import members as archive_members
-from wheelaudit.scan import pool as scan_pool
-from wheelaudit.scan import read as scan_read
+from wheelaudit.scanner import pool as scan_pool
+from wheelaudit.scanner import read as scan_read
 from wheelaudit.model.binary import Symbol
-from wheelaudit.ruleset.globs import SymbolPattern
-from wheelaudit.checks.index import Interest, SymbolIndex, hints_of, narrow
-from wheelaudit.scan.progress import Progress
+from wheelaudit.model.globs import SymbolPattern
+from wheelaudit.binary.narrow import narrow
+from wheelaudit.checks.index import SymbolIndex
+from wheelaudit.model.interest import Interest, pattern_hints
+from wheelaudit.scanner.progress import Progress
 from wheelaudit.binary.strings import NeedleSearch, StreamSearch, can_overlap
 from wheelaudit.binary.symbols import SymbolTable, qualified_name, symbol_code
 
@@ -394,8 +396,8 @@ def test_narrowing_keeps_names_whose_mangled_form_lacks_the_hint():
     assert len(narrow(table, Interest.of([SymbolPattern("plain_c")]))) == 1
     # a piece only an identifier can hold is required of mangled names too (a leading * leaves no
     # <length> to require); a word the demangler writes itself (Sb: std::basic_string) is not
-    assert hints_of(SymbolPattern("*openblas_get_config*"))[1] == (b"openblas_get_config",)
-    assert hints_of(SymbolPattern("*basic_string*"))[1] is None
+    assert pattern_hints(SymbolPattern("*openblas_get_config*"))[1] == (b"openblas_get_config",)
+    assert pattern_hints(SymbolPattern("*basic_string*"))[1] is None
     assert [s.name for s in SymbolIndex(table).find(SymbolPattern("*basic_string*"))] == ["_Z3bar12basic_string",
                                                                                            "_Z3bazSb"]
 
@@ -403,7 +405,7 @@ def test_narrowing_keeps_names_whose_mangled_form_lacks_the_hint():
 def test_locate_finds_names_that_share_a_tail():
     """Linkers merge "bar" into "foobar": an entry whose name starts inside another string
     contains a hit only if it starts at or before the hit."""
-    from wheelaudit.checks.index import locate
+    from wheelaudit.binary.narrow import locate
 
     blob = b"foobar\0xbarbar\0"
     # entries: foobar, bar (tail of foobar), xbarbar, barbar (tail), bar (tail), foobar again
@@ -547,7 +549,7 @@ def test_last_in_strings_equals_brute_force(names, needles, automaton):
 def test_locate_sees_an_occurrence_hidden_behind_the_same_needle():
     """"aaa" holds "aa" at 0 and at 1: the tail entry at offset 1 ("aa") contains it too,
     although a non-overlapping search reports only the first occurrence."""
-    from wheelaudit.checks.index import locate
+    from wheelaudit.binary.narrow import locate
 
     table = SymbolTable(b"aaa\0baba\0", [0, 1, 2, 4, 6], bytes(5), unique=False)
     assert locate(table, [b"aa", b"aba", b"ba"]) == {b"aa": {0, 1}, b"aba": {3}, b"ba": {3, 4}}
@@ -566,7 +568,7 @@ def test_locate_in_order_equals_brute_force(names, needles, picks, order):
     start at a string's start or inside it (a shared tail)."""
     import random
 
-    from wheelaudit.checks.index import locate
+    from wheelaudit.binary.narrow import locate
 
     blob = b"\0".join(names) + b"\0"
     starts = [0]

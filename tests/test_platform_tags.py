@@ -213,9 +213,9 @@ def test_inspect_json_platform_facts_follow_the_schema(platform_wheels, name, wa
 def _wheel(tag: str, *slices):
     from packaging.tags import parse_tag
 
-    from wheelaudit.ruleset.conditions import traits_from_tags
+    from wheelaudit.platforms.traits import traits_from_tags
     from wheelaudit.model.binary import Binary
-    from wheelaudit.scan import Wheel
+    from wheelaudit.scanner import Wheel
 
     tags = sorted(parse_tag(tag), key=str)
     libs = [Binary(path="pkg/_x.so", format="elf", size=100, slices=list(slices))]
@@ -252,7 +252,7 @@ def test_tag_model_on_facts(tag, arch, float_abi, ok):
 def test_conditions_know_ios_and_android():
     from packaging.tags import parse_tag
 
-    from wheelaudit.ruleset.conditions import traits_from_tags
+    from wheelaudit.platforms.traits import traits_from_tags
 
     t = traits_from_tags(parse_tag("cp313-cp313-ios_13_0_arm64_iphoneos"), "1.0")
     assert (t.os, t.arch) == ({"ios"}, {"arm64"})

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from packaging.tags import parse_tag
 
-from wheelaudit.ruleset.conditions import traits_from_tags
+from wheelaudit.platforms.traits import traits_from_tags
 from wheelaudit.model.binary import Binary, Slice
 from wheelaudit.platforms.tags import (
     check_platform,
@@ -21,7 +21,7 @@ from wheelaudit.platforms.tags import (
     policy_data,
 )
 from wheelaudit.model.wheel import Wheel
-from wheelaudit.scan import scan
+from wheelaudit.scanner import scan
 
 
 # --------------------------------------------------------------------------------------------

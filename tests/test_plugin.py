@@ -348,7 +348,7 @@ def test_wheels_fixture_skips_without_wheels(pytester):
 
 
 def test_each_wheel_is_scanned_once(pytester, project, monkeypatch):
-    scan_mod = importlib.import_module("wheelaudit.scan")  # (wheelaudit.scan is also the function)
+    scan_mod = importlib.import_module("wheelaudit.scanner")
 
     calls: list[Path] = []
     real = scan_mod.scan

@@ -7,10 +7,10 @@ from pathlib import Path
 
 from packaging.tags import parse_tag
 
-from wheelaudit.ruleset.conditions import traits_from_tags
+from wheelaudit.platforms.traits import traits_from_tags
 from wheelaudit.model.binary import Binary, Dependency, Rpath, Slice, Symbol
 from wheelaudit.checks.linkage import check_linkage, resolution_table
-from wheelaudit.scan import Wheel
+from wheelaudit.scanner import Wheel
 
 LINUX = "cp311-cp311-manylinux_2_28_x86_64"
 
@@ -75,7 +75,7 @@ def test_nobody_known_is_still_wa501():
 
 
 def test_an_optional_dependency_is_a_warning():
-    from wheelaudit.ruleset.globs import Glob
+    from wheelaudit.model.globs import Glob
     from wheelaudit.ruleset.model import LinkageRule
 
     w = wheel(["libtbb.so.12", "libgomp.so.1.0.0"])

@@ -14,6 +14,6 @@ def test_every_public_name_resolves():
     count, missing = out.split(" ", 1)
     assert missing.strip() == "[]" and int(count) >= 18
     # the function, not the package of the same name
-    out = subprocess.run([sys.executable, "-c", "import wheelaudit, wheelaudit.scan.read; print(callable(wheelaudit.scan))"],
+    out = subprocess.run([sys.executable, "-c", "import wheelaudit, wheelaudit.scanner.read; print(callable(wheelaudit.scan))"],
                          capture_output=True, text=True, check=True).stdout
     assert out.strip() == "True"

@@ -26,7 +26,7 @@ from wheelaudit.cli.main import main
 from wheelaudit.review.diff import diff_wheels, library_stem
 from wheelaudit.review.dups import FORTRAN
 from wheelaudit.ruleset.load import parse_rules
-from wheelaudit.scan import scan
+from wheelaudit.scanner import scan
 
 EXT = ".cpython-311-x86_64-linux-gnu.so"
 TAG = "cp311-cp311-manylinux_2_28_x86_64"

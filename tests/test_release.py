@@ -273,8 +273,8 @@ def test_a_universal2_baseline_pairs_with_an_arm64_wheel(release_wheels):
 
 
 def test_a_baseline_is_read_for_its_abi_only(release_wheels):
-    from wheelaudit.scan import scan
-    from wheelaudit.scan.baseline import scan_abi
+    from wheelaudit.scanner import scan
+    from wheelaudit.scanner.baseline import scan_abi
 
     full, abi = scan(release_wheels["macho_base"]), scan_abi(release_wheels["macho_base"])
     assert {b.path for b in abi.libraries} == {b.path for b in full.libraries}

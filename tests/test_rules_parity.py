@@ -7,10 +7,10 @@ from pathlib import Path
 from packaging.tags import parse_tag
 
 from wheelaudit import audit_wheels
-from wheelaudit.ruleset.conditions import traits_from_tags
+from wheelaudit.platforms.traits import traits_from_tags
 from wheelaudit.model.binary import Binary, Dependency, Rpath, Slice
 from wheelaudit.ruleset.load import parse_rules
-from wheelaudit.scan import Wheel
+from wheelaudit.scanner import Wheel
 
 LINUX = "cp311-cp311-manylinux_2_28_x86_64"
 

@@ -11,8 +11,9 @@ import pytest
 from packaging.tags import Tag
 from packaging.utils import parse_wheel_filename
 
-from wheelaudit.ruleset.conditions import Condition, WheelTraits, traits_from_tags
-from wheelaudit.ruleset.globs import Glob, SymbolPattern
+from wheelaudit.platforms.traits import traits_from_tags
+from wheelaudit.ruleset.conditions import Condition, WheelTraits
+from wheelaudit.model.globs import Glob, SymbolPattern
 from wheelaudit.ruleset.errors import RulesError
 from wheelaudit.ruleset.load import MAX_RULES_SIZE, load_rules, parse_rules, ruleset_from_dict
 from wheelaudit.ruleset.model import BinaryRule, ComponentRule, FileRule, LibrariesRule, LinkageRule, Ruleset, Waiver

@@ -17,7 +17,7 @@ from wheelaudit.cli.main import main
 from wheelaudit.model.finding import Finding
 from wheelaudit.model.report import Report, WheelReport
 from wheelaudit.render import sarif
-from wheelaudit.scan import scan
+from wheelaudit.scanner import scan
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = Path(__file__).resolve().parent / "data" / "sarif-schema-2.1.0.json"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from wheelaudit.model.binary import Symbol
-from wheelaudit.ruleset.globs import SymbolPattern
+from wheelaudit.model.globs import SymbolPattern
 from wheelaudit.checks.index import NameIndex, SymbolIndex
 from wheelaudit.binary.demangle import demangle
 from wheelaudit.binary.symbols import qualified_name

@@ -16,8 +16,8 @@ from wheelaudit import audit, load_rules
 from wheelaudit.cli.main import main
 from wheelaudit.checks.linkage import resolution_table
 from wheelaudit.ruleset.load import parse_rules
-from wheelaudit.scan import scan
-from wheelaudit.scan.together import NotTogether, TogetherWheel, merge_wheels, scan_together
+from wheelaudit.scanner import scan
+from wheelaudit.scanner.together import NotTogether, TogetherWheel, merge_wheels, scan_together
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNTIMES = ROOT / "rules" / "runtimes.toml"
@@ -280,7 +280,7 @@ def test_merged_wheel_shape(fixture_wheels, extra):
     assert isinstance(merged, TogetherWheel)
     assert merged.name == "executorch+mlx-metal" and merged.version == "1.6.0+0.32.4"
     assert merged.path == et.parent / f"{et.name}+{mlx.name}"
-    assert merged.tags == ["cp311-cp311-macosx_14_0_arm64", "py3-none-macosx_14_0_arm64"]
+    assert [str(t) for t in merged.tags] == ["cp311-cp311-macosx_14_0_arm64", "py3-none-macosx_14_0_arm64"]
     assert merged.traits.os == {"macos"} and merged.traits.arch == {"arm64"}
     assert merged.members == [a, b]
     assert {lib.path for lib in merged.libraries} == {lib.path for lib in a.libraries} | {LIBMLX}

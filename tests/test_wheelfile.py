@@ -18,7 +18,7 @@ if str(ROOT) not in sys.path:
 from fuzz.mutate import Entry, record_hash, wheel_entries, zip_bytes  # noqa: E402
 from wheelaudit.archive import NotAWheel, open_wheel, unsafe_member_name  # noqa: E402
 from wheelaudit.cli.main import main  # noqa: E402
-from wheelaudit.scan import scan  # noqa: E402
+from wheelaudit.scanner import scan  # noqa: E402
 
 
 def facts(wheel):

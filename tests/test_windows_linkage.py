@@ -9,11 +9,11 @@ import pytest
 
 from packaging.tags import parse_tag
 
-from wheelaudit.ruleset.conditions import traits_from_tags
+from wheelaudit.platforms.traits import traits_from_tags
 from wheelaudit.archive.dll_directories import dll_directories, folders_in, import_time_loads
 from wheelaudit.model.binary import Binary, Dependency, Slice, Symbol
 from wheelaudit.checks.linkage import check_linkage, resolution_table
-from wheelaudit.scan import Wheel
+from wheelaudit.scanner import Wheel
 
 WIN = "cp311-cp311-win_amd64"
 
@@ -214,7 +214,7 @@ def test_import_time_folders_serve_the_install_the_wheels_make_together():
     """Wheels installed together (--together, --env, --find-links): a folder a package adds at
     import time is searched for every binary, as one process imports them (torchvision loads
     torch_cpu.dll from torch/lib after importing torch)."""
-    from wheelaudit.scan.together import merge_wheels
+    from wheelaudit.scanner.together import merge_wheels
 
     lib = wheel([pe("lib/_core.pyd", ["libcore-ab12.dll"]), pe("lib.libs/libcore-ab12.dll")], dll_dirs=["lib.libs"])
     lib.name, lib.path = "lib", Path(f"lib-1.0-{WIN}.whl")
@@ -314,7 +314,7 @@ def test_a_preloaded_dll_serves_every_import_of_its_name():
 def test_together_a_module_finds_its_own_wheels_copy_first():
     """numpy and pandas both ship msvcp140-<hash>.dll in their own .libs: installed together,
     each module resolves to its own wheel's copy, not to the first wheel's."""
-    from wheelaudit.scan.together import merge_wheels
+    from wheelaudit.scanner.together import merge_wheels
 
     def one(name):
         w = wheel([pe(f"{name}/_ext.pyd", ["msvcp140-ab12.dll"]), pe(f"{name}.libs/msvcp140-ab12.dll")],

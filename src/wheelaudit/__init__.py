@@ -12,8 +12,6 @@ pytest plugin, which pytest imports in every session — cost next to nothing un
 from __future__ import annotations
 
 import importlib
-import sys
-import types
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
@@ -50,27 +48,9 @@ def __getattr__(name: str) -> Any:
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     value = getattr(importlib.import_module(f".{module}", __name__), name)
-    if name != "scan":
-        globals()[name] = value
+    globals()[name] = value
     return value
 
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_EXPORTS))
-
-
-class _Package(types.ModuleType):
-    # ``wheelaudit.scan`` is the function, although a submodule has the same name: importing
-    # the submodule sets the package's attribute to the module, which this property ignores.
-    @property
-    def scan(self) -> Any:
-        from wheelaudit.api import scan
-
-        return scan
-
-    @scan.setter
-    def scan(self, value: Any) -> None:
-        pass
-
-
-sys.modules[__name__].__class__ = _Package

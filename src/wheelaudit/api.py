@@ -11,14 +11,14 @@ from typing import Literal, Union
 from wheelaudit.binary.budget import Budget
 from wheelaudit.checks.describe import describe_libraries
 from wheelaudit.checks.evaluate import Context, evaluate
-from wheelaudit.checks.index import Interest
+from wheelaudit.model.interest import Interest
 from wheelaudit.model.codes import parse_selectors, parse_severities, parse_severity, severity_of
 from wheelaudit.model.report import Report
 from wheelaudit.ruleset.load import load_rules
 from wheelaudit.ruleset.model import Ruleset
 from wheelaudit.model.wheel import Wheel
-from wheelaudit.scan import scan
-from wheelaudit.scan.optional import find_optional_modules
+from wheelaudit.scanner import scan
+from wheelaudit.scanner.optional import find_optional_modules
 from wheelaudit.checks.linkage import optional_candidates
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -48,7 +48,7 @@ def audit(path: PathLike | Sequence[PathLike], rules: Ruleset | PathLike | None 
     whether it passes.
 
     With ``together=True`` the wheels are audited as one install (``check --together``, see
-    :mod:`wheelaudit.scan.together`): the report has one entry, for the merged tree.
+    :mod:`wheelaudit.scanner.together`): the report has one entry, for the merged tree.
 
     ``baseline`` (``check --baseline``): the last release's wheels (paths, or folders of wheels);
     each wheel is compared with the baseline wheel of its platform and Python tags (WA801-WA804).
@@ -66,7 +66,7 @@ def audit(path: PathLike | Sequence[PathLike], rules: Ruleset | PathLike | None 
     interest = Interest.for_rules(ruleset)
     budget = Budget()  # the run's one budget (wheelaudit.binary.budget)
     if together:
-        from wheelaudit.scan.together import scan_together
+        from wheelaudit.scanner.together import scan_together
 
         wheels: list[Wheel] = [scan_together(paths, strings=strings, interest=interest, jobs=jobs, budget=budget)]
     else:
@@ -74,7 +74,7 @@ def audit(path: PathLike | Sequence[PathLike], rules: Ruleset | PathLike | None 
     old = None
     if baseline is not None:
         from wheelaudit.archive import expand_inputs
-        from wheelaudit.scan.baseline import scan_abi
+        from wheelaudit.scanner.baseline import scan_abi
 
         bpaths = [baseline] if isinstance(baseline, (str, os.PathLike)) else list(baseline)
         old = [scan_abi(p, jobs=jobs) for p in expand_inputs(bpaths)]
@@ -90,7 +90,7 @@ def audit_wheels(wheels: Sequence[Wheel], ruleset: Ruleset | None, *, select: It
                  baseline: Sequence[Wheel] | None = None, release: bool = False) -> Report:
     """Evaluate ``ruleset`` over already scanned wheels (scan once, audit many times).
 
-    ``baseline``: the last release's wheels, scanned (:func:`wheelaudit.scan.baseline.scan_abi`
+    ``baseline``: the last release's wheels, scanned (:func:`wheelaudit.scanner.baseline.scan_abi`
     reads just what the comparison needs): each wheel gets the WA801-WA803 findings against the
     baseline wheel of its platform and Python tags, and each baseline wheel that no wheel pairs
     with is an entry of the report with its WA804. ``release``: the wheels are one release, and
@@ -187,17 +187,15 @@ def _release_entry(wheels: Sequence[Wheel]) -> Wheel:
     union of their tags."""
     from pathlib import Path
 
-    from packaging.tags import parse_tag
-
-    from wheelaudit.ruleset.conditions import traits_from_tags
+    from wheelaudit.platforms.traits import traits_from_tags
 
     folders = [str(w.path.parent) for w in wheels]
     common = Path(os.path.commonpath(folders)) if folders else Path("release")
-    tags = sorted({t for w in wheels for t in w.tags})
+    tags = sorted({t for w in wheels for t in w.tags}, key=str)
     first = wheels[0] if wheels else None
     name, version = (first.name, first.version) if first is not None else ("", "")
     return Wheel(path=common, name=name, version=version, tags=tags,
-                 traits=traits_from_tags([t for s in tags for t in parse_tag(s)], version, name=name),
+                 traits=traits_from_tags(tags, version, name=name),
                  files=[], libraries=[])
 
 

@@ -1,6 +1,6 @@
 """The one way wheelaudit starts a child process: a fork that can never outlive its parent.
 
-Both forks (the scan pool's workers, ``scan/pool.py``; the guarded demangler's worker,
+Both forks (the scan pool's workers, ``scanner/pool.py``; the guarded demangler's worker,
 ``binary/demangle_guard.py``, which may itself run inside a pool worker) go through
 :func:`spawn`. Invariants, whatever the parent's way out (a normal end, a signal, SIGKILL, a
 worker's ``os._exit``):

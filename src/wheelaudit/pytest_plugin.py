@@ -209,9 +209,9 @@ class _State:
         return self._baseline_paths
 
     def baseline(self) -> list[Wheel]:
-        """The baseline wheels, each read once for its ABI (:func:`wheelaudit.scan.baseline.scan_abi`)."""
+        """The baseline wheels, each read once for its ABI (:func:`wheelaudit.scanner.baseline.scan_abi`)."""
         if self._baseline is None:
-            from wheelaudit.scan.baseline import scan_abi
+            from wheelaudit.scanner.baseline import scan_abi
 
             self._baseline = [scan_abi(p) for p in self.baseline_paths()]
         return self._baseline
@@ -225,7 +225,7 @@ class _State:
     def scan(self, path: PathLike, strings: Iterable[bytes] | None = None) -> Wheel:
         """The scanned wheel at ``path`` (cached per path; rescanned only when more byte strings
         are needed than the cached scan looked for). ``strings`` default to the session rules'."""
-        from wheelaudit.scan import scan
+        from wheelaudit.scanner import scan
 
         key = Path(path).resolve()
         if strings is None:
@@ -307,7 +307,7 @@ class _State:
     def together_report(self) -> Report:
         """All given wheels laid out as one install, evaluated with the session's rules."""
         from wheelaudit.api import audit_wheels
-        from wheelaudit.scan.together import merge_wheels
+        from wheelaudit.scanner.together import merge_wheels
 
         try:
             ruleset = self.ruleset()
@@ -413,14 +413,16 @@ def _plan(ruleset: Ruleset | None, baseline: bool = False) -> list[_RulePlan]:
 
 
 def _route(finding: Finding, known: set[str]) -> str:
-    """The item a finding belongs to: its rule's, else by code (nothing is ever dropped)."""
-    if finding.rule in known:
-        return finding.rule
-    if finding.code.startswith("WA5") and "linkage" in known:
-        return "linkage"
-    if finding.code == "WA004" and "waivers" in known:
-        return "waivers"
-    return "integrity"
+    """The item a finding belongs to: its rule's (:attr:`Finding.rule_id`); for a rule collected
+    as no item of its own (``limits``, ``consumer``, ``release``), the linkage or waivers item of
+    its code's family, else integrity (nothing is ever dropped)."""
+    from wheelaudit.model.finding import family_rule
+
+    rule = finding.rule_id
+    if rule in known:
+        return rule
+    family = family_rule(finding.code)
+    return family if family in ("linkage", "waivers") and family in known else "integrity"
 
 
 def _labels(paths: list[Path], rootdir: Path) -> list[str]:
@@ -456,7 +458,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         raise pytest.UsageError(f"wheelaudit: {_NO_WHEELS}")
     if state.together:
         # one collector for the set; its traits are the union of the wheels' (as --together)
-        from wheelaudit.ruleset.conditions import WheelTraits
+        from wheelaudit.model.traits import WheelTraits
 
         traits = WheelTraits(
             platforms=tuple(sorted({p for _, _, t, _ in wheels for p in t.platforms})),
@@ -485,7 +487,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 
 def _wheel_tags(path: Path) -> tuple[Any, str]:
     """The wheel's traits and its tags as text, read from its name / WHEEL file (no scan)."""
-    from wheelaudit.ruleset.conditions import traits_from_tags
+    from wheelaudit.platforms.traits import traits_from_tags
     from wheelaudit.archive import NotAWheel, open_wheel
 
     try:

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 import mmap
 import re
 
+from wheelaudit.binary import demangle as _demangle  # noqa: F401  (installs the model's lazy demangler)
 from wheelaudit.children import ForkFailed
 from wheelaudit.model.binary import Binary, Format, Slice
 

@@ -5,7 +5,8 @@ Itanium names (``_Z...``) demangle with the ``cpp_demangle`` crate (behind
 demangler from ``pycxxfilt`` (abi3 wheels for CPython 3.11 and later). Without pycxxfilt (on
 Python 3.10) an MSVC name stays as it is: it still matches a rule entry spelled mangled.
 
-This module knows names only (no Symbol, no rule), so the model can demangle lazily through it.
+This module knows names only (no Symbol, no rule); it installs :func:`demangle` as the model's lazy
+demangler (``Symbol.demangled``: :func:`wheelaudit.model.binary.use_demangler`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import cpp_demangle
 
 from wheelaudit.binary.demangle_guard import TIMEOUT, guarded_demangle, suspicious
 from wheelaudit.children import ForkFailed
+from wheelaudit.model.binary import use_demangler
 
 if TYPE_CHECKING:
     from wheelaudit.binary.budget import Budget
@@ -169,3 +171,6 @@ def demangle(name: str, budget: Budget | None = None) -> str:
     if name.startswith("?"):
         return _msvc_cached(name)
     return name
+
+
+use_demangler(demangle)

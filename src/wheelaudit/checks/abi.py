@@ -1,7 +1,7 @@
 """Python ABI and loadability (WA6xx): what makes a wheel's native code fail at import time.
 
 Built-in checks, on by default, each a small pure function of the scanned
-:class:`~wheelaudit.scan.Wheel` returning findings. They read facts the readers established
+:class:`~wheelaudit.scanner.Wheel` returning findings. They read facts the readers established
 (``Slice.exec_stack``, ``textrel``, ``debug_bytes``, ``signature``, dependencies, exports) and
 the wheel's tags, parsed by :mod:`packaging.tags`:
 
@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from wheelaudit.ruleset.conditions import traits_from_tags
+from wheelaudit.platforms.traits import traits_from_tags
 from wheelaudit.checks.extension import is_extension_module
 from wheelaudit.model.binary import MACHO_EXECUTABLE, MACHO_FLAT
 from wheelaudit.model.finding import Finding
@@ -115,19 +115,6 @@ def module_suffix(name: str) -> Suffix | None:
     return None
 
 
-def _tags(tags: Iterable[str]) -> list[Tag]:
-    # (imported here: packaging.tags costs the command line's start, see conditions._canonical)
-    from packaging.tags import parse_tag
-
-    out: list[Tag] = []
-    for t in tags:
-        try:
-            out.extend(parse_tag(t))
-        except ValueError:
-            continue
-    return out
-
-
 def _describe_tags(tags: list[Tag]) -> str:
     pairs = sorted({f"{t.interpreter}-{t.abi}" for t in tags})
     return ", ".join(pairs) if pairs else "no tags"
@@ -189,7 +176,7 @@ def _suffix_problem(suffix: Suffix, tags: list[Tag]) -> str | None:
 
 def check_suffixes(wheel) -> list[Finding]:
     """WA602: each extension module's suffix against the wheel's tags."""
-    tags = _tags(wheel.binary_tags)
+    tags = list(wheel.binary_tags)
     out = []
     for b in wheel.libraries:
         if not b.ok or not b.loadable or not is_extension_module(b):
@@ -407,11 +394,11 @@ def check_signatures(wheel) -> list[Finding]:
 _PYTHON_DLL = re.compile(r"^python3\d+t?\.dll$", re.I)
 
 
-def _abi3_floor(tags: Iterable[str]) -> tuple[int, int] | None:
+def _abi3_floor(tags: Iterable[Tag]) -> tuple[int, int] | None:
     """The minimum Python of a wheel's abi3 tags (``cp39-abi3``: 3.9; the highest cpXY among
     them, as abi3audit reads it), or None when the wheel is not abi3."""
     floors = []
-    for tag in _tags(tags):
+    for tag in tags:
         if tag.abi == "abi3" and tag.interpreter.startswith("cp") and tag.interpreter[2:].isdigit():
             digits = tag.interpreter[2:]
             floors.append((int(digits[0]), int(digits[1:] or 0)))

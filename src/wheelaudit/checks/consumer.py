@@ -22,8 +22,8 @@ from typing import Any
 
 from wheelaudit.model.finding import Finding, Severity
 from wheelaudit.model.messages import examples
-from wheelaudit.ruleset.globs import Glob
-from wheelaudit.surface.model import Declaration, ImportedTarget, PkgConfigFile, Ref, Surface
+from wheelaudit.model.globs import Glob
+from wheelaudit.model.surface import Declaration, ImportedTarget, PkgConfigFile, Ref, Surface
 
 __all__ = ["check_surface", "missing_files", "absolute_paths", "soname_mismatches", "missing_includes",
            "undeclared_targets", "CMakeComponent", "Declaration"]
@@ -269,7 +269,7 @@ def undeclared_targets(components: Sequence[Any], files: Iterable[str], surface:
     another library than the owner.
 
     ``components``: objects with ``name``, ``cmake_target`` (None: not checked) and ``owner`` (a
-    :class:`~wheelaudit.ruleset.globs.Glob` or a glob string), e.g. :class:`CMakeComponent` or the
+    :class:`~wheelaudit.model.globs.Glob` or a glob string), e.g. :class:`CMakeComponent` or the
     ruleset's ``ComponentRule``."""
     files = list(files)
     out = []
@@ -320,7 +320,7 @@ def undeclared_targets(components: Sequence[Any], files: Iterable[str], surface:
 # -- the pipeline's entry point -------------------------------------------------------------------
 
 def evaluate_consumer(wheel: Any, ruleset: Any = None) -> list[Finding]:
-    """WA701-WA705 for a scanned wheel (:class:`wheelaudit.scan.Wheel`, whose ``surface`` the scan
+    """WA701-WA705 for a scanned wheel (:class:`wheelaudit.scanner.Wheel`, whose ``surface`` the scan
     read) under ``ruleset`` (its components' ``cmake-target`` and its ``[cmake]`` table; None: WA705
     is not checked)."""
     surface = getattr(wheel, "surface", None)

@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from wheelaudit.ruleset.conditions import Condition, WheelTraits
 from wheelaudit.model.binary import Binary, Slice, Symbol
 from wheelaudit.model.finding import Finding, examples
-from wheelaudit.ruleset.globs import Glob, SymbolPattern, matches_list
-from wheelaudit.checks.index import Interest, NameIndex, SymbolIndex, interest_of
+from wheelaudit.model.globs import Glob, SymbolPattern, matches_list
+from wheelaudit.checks.index import NameIndex, SymbolIndex
+from wheelaudit.model.interest import interest_of
 from wheelaudit.checks.linkage import check_linkage
 from wheelaudit.checks.abi import check_abi
 from wheelaudit.checks.extension import is_extension_module
@@ -196,7 +197,7 @@ def library_evidence(ctx: Context, b: Binary, comp: ComponentRule) -> LibraryEvi
 
 
 def _origin(ctx: Context, path: str) -> str | None:
-    """The wheel a path came from, when wheels are audited together (``wheelaudit.scan.together``)."""
+    """The wheel a path came from, when wheels are audited together (``wheelaudit.scanner.together``)."""
     origins = getattr(ctx.wheel, "origins", None)
     return origins.get(path) if origins else None
 
@@ -494,7 +495,7 @@ def check_metadata(ctx: Context, rule: MetadataRule) -> list[Finding]:
     from wheelaudit.platforms.requirements import declared_requirements
 
     rid = f"metadata:{rule.name}"
-    declared, _invalid = declared_requirements(ctx.wheel.requires_dist, ctx.wheel.tags)  # (check_requirements_parse)
+    declared, _invalid = declared_requirements(ctx.wheel.requirements, ctx.wheel.tags)  # (check_requirements_parse)
     when = f" (rule {rule.name}" + (f", for {rule.when.describe()}" if rule.when is not None else "") + ")"
     for d in declared:
         if not (d.somewhere or d.extras):
@@ -530,7 +531,7 @@ def check_requirements_parse(ctx: Context, rules: list[MetadataRule]) -> list[Fi
         return []
     from wheelaudit.platforms.requirements import declared_requirements
 
-    _declared, invalid = declared_requirements(ctx.wheel.requires_dist, ctx.wheel.tags)
+    _declared, invalid = declared_requirements(ctx.wheel.requirements, ctx.wheel.tags)
     names = ", ".join(r.name for r in applying)
     return [Finding("WA404", f"Requires-Dist {text!r} cannot be parsed, so the metadata rules ({names}) cannot judge it",
                     subject=applying[0].name, rule=f"metadata:{applying[0].name}") for text in invalid]

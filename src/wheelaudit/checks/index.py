@@ -7,7 +7,7 @@ prefix (:func:`~wheelaudit.binary.symbols.qualified_name`).
 
 Demangling is what costs (a call per name, and a big library has very many names), so it
 is done for candidates only. A candidate is a name that contains what any
-match must contain (:func:`~wheelaudit.binary.symbols.pattern_hints`): the entry's longest literal
+match must contain (:func:`~wheelaudit.model.interest.pattern_hints`): the entry's longest literal
 piece for C names and names matched as they are, the ``<length><identifier>`` encodings of the
 entry's scopes for mangled names. For a :class:`~wheelaudit.binary.symbols.SymbolTable` the hints of
 all the patterns of a ruleset are found in one pass over its string table (``prepare``); the
@@ -17,24 +17,24 @@ order.
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
-from itertools import compress
+from typing import TYPE_CHECKING
 
 from wheelaudit.model.binary import Symbol
-from wheelaudit.model.interest import Interest, selective
-from wheelaudit.ruleset.globs import SymbolPattern
-from wheelaudit.binary.strings import last_in_strings
+from wheelaudit.model.interest import pattern_hints, selective
+from wheelaudit.model.globs import SymbolPattern
 from wheelaudit.binary.demangle import demangle, is_mangled
-from wheelaudit.binary.symbols import SymbolTable, pattern_hints, qualified_name
+from wheelaudit.binary.narrow import decorated, locate
+from wheelaudit.binary.symbols import SymbolTable, qualified_name
+
+from wheelaudit.model.wheel import use_symbol_lookups
+
+if TYPE_CHECKING:
+    from wheelaudit.model.wheel import Wheel
 
 #: with a limit, at most this many candidates are demangled to order the examples exactly; past
 #: it the first ``limit`` matches in table order are sorted (the matched set is the same)
 MAX_ORDERED_CANDIDATES = 4096
-
-
-def hints_of(pattern: SymbolPattern) -> tuple[bytes, tuple[bytes, ...] | None]:
-    return pattern_hints(pattern)
 
 
 _selective = selective
@@ -62,101 +62,6 @@ def _first_key(pattern: SymbolPattern, keys: list[str]) -> str | None:
         if pattern.matches(k) and (best is None or k < best):
             best = k
     return best
-
-
-def locate(table: SymbolTable, hints: Iterable[bytes]) -> dict[bytes, set[int]]:
-    """The raw indices of the entries of ``table`` whose name contains each of ``hints``, all
-    hints found in one pass over its string table.
-
-    An entry's name is ``blob[offset:next NUL]``; it contains a hit at ``p`` when its offset is
-    the start of the string holding ``p`` or, for a name sharing another's tail (a few linkers
-    merge "bar" into "foobar"), lies between that start and ``p``. Rather than build
-    :meth:`~wheelaudit.binary.symbols.SymbolTable.tails` (a Python step per entry), the offsets are
-    matched against the positions between each hit and its string's start, in one C-level
-    pass."""
-    hits: dict[bytes, set[int]] = {h: set() for h in hints}  # (b"" is in no name: no entry)
-    wanted = [h for h in hits if h]
-    if not wanted:
-        return hits
-    blob = table.blob
-    rfind = blob.rfind
-    last = last_in_strings(wanted, blob)  # hint -> string start -> last hit in it
-    if not any(last.values()):
-        return hits
-    by_start: dict[int, list[tuple[bytes, int]]] = {}
-    for h, seen in last.items():
-        for start, p in seen.items():
-            by_start.setdefault(start, []).append((h, p))
-    offsets = table.offsets
-    if table.ascending():
-        # the offsets in order (ld64's tables): the entries between a string's start and its
-        # last hit are one slice, found by bisection (no pass over every offset, as below)
-        for start, pairs in by_start.items():
-            lo = bisect_left(offsets, start)
-            for i in range(lo, bisect_right(offsets, max(p for _h, p in pairs), lo)):
-                o = offsets[i]
-                for h, p in pairs:
-                    if o <= p:
-                        hits[h].add(i)
-        return hits
-    span = sum(p - start + 1 for seen in last.values() for start, p in seen.items())
-    if span > max(1 << 20, 4 * len(offsets)):
-        # hits far into very long names (a crafted table): the positions would not fit in
-        # memory; map hits through the string starts and the tails map instead (linear)
-        for i in compress(range(len(offsets)), map(by_start.__contains__, offsets)):
-            for h, _p in by_start[offsets[i]]:
-                hits[h].add(i)
-        for start, entries in table.tails().items():
-            for h, p in by_start.get(start, ()):
-                for o, i in entries:
-                    if o <= p:
-                        hits[h].add(i)
-        return hits
-    # an entry can only hold a hit if its offset lies between the start of the hit's string and
-    # the hit: those few positions, in one set, then one pass over the offsets (in C)
-    near: set[int] = set()
-    for start, pairs in by_start.items():
-        near.update(range(start, max(p for _h, p in pairs) + 1))
-    for i in compress(range(len(offsets)), map(near.__contains__, offsets)):
-        o = offsets[i]
-        for h, p in by_start[rfind(b"\0", 0, o) + 1]:
-            if o <= p:
-                hits[h].add(i)
-    return hits
-
-
-def interest_of(patterns: Iterable[SymbolPattern]) -> Interest:
-    """The :class:`~wheelaudit.model.interest.Interest` of symbol patterns (:meth:`Interest.of`)."""
-    return Interest.of(patterns)
-
-
-def narrow(table: SymbolTable, interest: Interest, keep_all: bool = False) -> SymbolTable:
-    """``table`` with the hints of ``interest`` located (:attr:`SymbolTable.hits`) and, unless
-    ``keep_all`` or the interest covers every name, only the entries that can be candidates:
-    an index over the result finds what one over ``table`` finds, in the same order."""
-    hits = locate(table, interest.hints)
-    if keep_all or interest.everything or _decorated(table):  # (MSVC names: found by their bare hints)
-        table.hits = hits
-        return table
-    kept: set[int] = set()
-    for got in hits.values():
-        kept |= got
-    if interest.all_mangled:
-        lead = b"__Z" if table.underscore else b"_Z"
-        blob, offs = table.blob, table.offsets
-        kept.update(i for i in range(table.raw_count) if blob.startswith(lead, offs[i]))
-    order = sorted(kept)
-    sub = table.subset(order)
-    new = {old: k for k, old in enumerate(order)}
-    sub.hits = {h: {new[i] for i in got} for h, got in hits.items()}
-    sub.narrowed = True
-    return sub
-
-
-def _decorated(table: SymbolTable) -> bool:
-    """Whether a name of ``table`` is MSVC-decorated (``?...``: a PE's)."""
-    blob = table.blob
-    return blob[:1] == b"?" or (b"?" in blob and b"\0?" in blob)  # (a lone "?" is found fast: rare elsewhere)
 
 
 class SymbolIndex:
@@ -188,7 +93,7 @@ class SymbolIndex:
         """Find the hints of ``patterns`` in one pass (instead of one pass per pattern)."""
         want: set[bytes] = set()
         for p in patterns:
-            plain, mangled = hints_of(p)
+            plain, mangled = pattern_hints(p)
             want.add(plain)
             if mangled:
                 want.add(_selective(mangled))
@@ -237,7 +142,7 @@ class SymbolIndex:
     def _has_msvc(self) -> bool:
         if self._msvc is None:
             if self._table is not None:
-                self._msvc = not self._table.underscore and _decorated(self._table)
+                self._msvc = not self._table.underscore and decorated(self._table)
             else:
                 self._msvc = any(n[:1] == "?" for n in self._names or ())
         return self._msvc
@@ -250,7 +155,7 @@ class SymbolIndex:
         return (self._names or [])[i].encode("utf-8", "surrogatepass")
 
     def _candidates(self, pattern: SymbolPattern) -> set[int]:
-        plain, mangled = hints_of(pattern)
+        plain, mangled = pattern_hints(pattern)
         out = set(self._entries(plain))
         if mangled is None:
             out.update(self._all_mangled())
@@ -328,7 +233,7 @@ class NameIndex:
         self._names: list[str] = list(dict.fromkeys(names))
 
     def any(self, pattern: SymbolPattern) -> bool:
-        plain, mangled = hints_of(pattern)
+        plain, mangled = pattern_hints(pattern)
         ptext = plain.decode("utf-8", "surrogatepass")
         mtext = [h.decode("ascii") for h in mangled] if mangled is not None else None
         for n in self._names:
@@ -343,3 +248,18 @@ class NameIndex:
                     return True
         return False
 
+
+def owners(wheel: Wheel, pattern: str, *, strong_only: bool = False) -> list[str]:
+    """Paths of the wheel's libraries that define a symbol matching ``pattern`` (SPEC §3 matching)."""
+    pat = SymbolPattern(pattern)
+    return sorted(b.path for b in wheel.libraries
+                  if any(SymbolIndex(sl.exports).any(pat, strong_only=strong_only) for sl in b.slices))
+
+
+def importers(wheel: Wheel, pattern: str) -> list[str]:
+    """Paths of the wheel's libraries that import (reference, undefined) a symbol matching ``pattern``."""
+    pat = SymbolPattern(pattern)
+    return sorted(b.path for b in wheel.libraries if NameIndex(n for sl in b.slices for n in sl.imports).any(pat))
+
+
+use_symbol_lookups(owners, importers)

@@ -42,17 +42,17 @@ from collections import deque
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
-from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from wheelaudit.platforms import tags as platforms
 
 from wheelaudit.platforms import policydata, providers
+from wheelaudit.platforms.requirements import marker_extras
 from wheelaudit.model.binary import Binary, Dependency, Slice
 from wheelaudit.load import LoadModel, is_extension_module, load_model
 from wheelaudit.model.finding import Finding, examples
 from wheelaudit.model import messages
-from wheelaudit.ruleset.globs import Glob
+from wheelaudit.model.globs import Glob
 
 __all__ = [
     "check_linkage",
@@ -183,7 +183,7 @@ class _Rules:
         if any(providers.driver_library(name, p) for p in plats):
             return Resolution(dep, "external", external=f"{name} (a GPU driver library, installed outside Python)")
         python = _python_version(wheel)
-        got = providers.required_provider(name, getattr(wheel, "requires_dist", []) or [], wheel.tags, python,
+        got = providers.required_provider(name, getattr(wheel, "requirements", []), wheel.tags, python,
                                            transitive=True)
         if got:
             p = got[0]
@@ -951,17 +951,10 @@ class _Resolver:
         version-specific tags load; empty when no tag names one (``py3-none``, ``abi3``: there
         ``python3.dll`` is the one to import, and WA601 judges a versioned one)."""
         if not hasattr(self, "_python_dll_names"):
-            from packaging.tags import parse_tag
-
             names = set()
-            for text in getattr(self.wheel, "tags", ()):
-                try:
-                    tags = parse_tag(text)
-                except ValueError:
-                    continue
-                for t in tags:
-                    if t.interpreter.startswith("cp3") and t.interpreter[2:].isdigit() and t.abi.startswith("cp3"):
-                        names.add(f"python{t.interpreter[2:]}{'t' if t.abi.endswith('t') else ''}.dll")
+            for t in getattr(self.wheel, "tags", ()):
+                if t.interpreter.startswith("cp3") and t.interpreter[2:].isdigit() and t.abi.startswith("cp3"):
+                    names.add(f"python{t.interpreter[2:]}{'t' if t.abi.endswith('t') else ''}.dll")
             self._python_dll_names = frozenset(names)
         return self._python_dll_names
 
@@ -1153,22 +1146,14 @@ def _wa501(wheel, rules: _Rules, resolved: dict[str, dict[str, list[Resolution]]
     return out
 
 
-_EXTRA_RE = re.compile(r"""\bextra\s*==\s*['"]([^'"]+)['"]""")
-
-
 def _required_dists(wheel) -> tuple[set[str], dict[str, list[str]]]:
     """Canonical names the wheel requires unconditionally (markers other than ``extra`` count),
     and those required only with an extra (name -> extras)."""
     plain: set[str] = set()
     extra_only: dict[str, list[str]] = {}
-    for text in getattr(wheel, "requires_dist", []) or []:
-        try:
-            req = Requirement(text)
-        except InvalidRequirement:
-            continue
+    for _text, req in wheel.requirements.parsed:
         name = canonicalize_name(req.name)
-        marker = str(req.marker) if req.marker is not None else ""
-        extras = _EXTRA_RE.findall(marker)
+        extras = marker_extras(req)
         if extras:
             extra_only.setdefault(name, []).extend(extras)
         else:

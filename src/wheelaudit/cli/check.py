@@ -80,7 +80,7 @@ def resolve_rules(rules_arg: str | None) -> Ruleset | None:
 
 def run(args: argparse.Namespace) -> int:
     from wheelaudit.archive import expand_inputs
-    from wheelaudit.scan import scan
+    from wheelaudit.scanner import scan
 
     check_report_targets(args.report, args.output)
     if args.statistics and args.format != "text":
@@ -92,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     ignore = split_codes(args.ignore)
     severity = split_severities(args.severity)
     strings = ruleset.strings() if ruleset is not None else []
-    from wheelaudit.checks.index import Interest
+    from wheelaudit.model.interest import Interest
 
     interest = Interest.for_rules(ruleset)
     paths = expand_inputs(args.wheels)
@@ -105,13 +105,13 @@ def run(args: argparse.Namespace) -> int:
     from wheelaudit.binary.budget import Budget
 
     budget = Budget()  # the run's one budget (wheelaudit.binary.budget)
-    if args.env is not None or not paths:  # (an installed environment: wheelaudit.scan.installed)
+    if args.env is not None or not paths:  # (an installed environment: wheelaudit.scanner.installed)
         wheels, notes = _environment(args, paths, strings, interest, budget)
     elif args.together:
-        from wheelaudit.scan.together import scan_together
+        from wheelaudit.scanner.together import scan_together
 
         if args.find_links:
-            from wheelaudit.scan.find_links import with_providers
+            from wheelaudit.scanner.find_links import with_providers
 
             members = [scan(p, strings=strings, interest=interest, jobs=args.jobs, budget=budget) for p in paths]
             merged, providers, notes = with_providers(members, args.find_links, strings=strings,
@@ -122,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         wheels = [scan(p, strings=strings, interest=interest, jobs=args.jobs, budget=budget) for p in paths]
         if args.find_links:
-            from wheelaudit.scan.find_links import with_providers
+            from wheelaudit.scanner.find_links import with_providers
 
             checked = []
             for w in wheels:
@@ -137,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
 
     baseline = None
     if args.baseline:
-        from wheelaudit.scan.baseline import scan_abi
+        from wheelaudit.scanner.baseline import scan_abi
 
         if args.env is not None or args.together:
             from wheelaudit.cli.common import UsageError
@@ -154,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
     if args.env is not None:
         report.notes += notes
     if args.find_links:
-        from wheelaudit.scan.find_links import keep_checked
+        from wheelaudit.scanner.find_links import keep_checked
 
         for wr in report.wheels:
             wr.findings = keep_checked(wr.findings, wr.wheel.origins, providers)
@@ -181,7 +181,7 @@ def run(args: argparse.Namespace) -> int:
 def _environment(args: argparse.Namespace, paths: list[Path], strings, interest, budget=None) -> tuple[list, list[str]]:
     """``--env [PATH_OR_PYTHON]``: the environment scanned as one install, and its notes."""
     from wheelaudit.cli.main import UsageError
-    from wheelaudit.scan.installed import NotAnEnvironment, scan_environment
+    from wheelaudit.scanner.installed import NotAnEnvironment, scan_environment
 
     if args.env is None:
         raise UsageError("give the wheels to check (WHEEL_OR_DIR...), or --env for an installed environment")

@@ -100,18 +100,18 @@ def console(args: argparse.Namespace) -> Iterator[None]:
     """How a command talks to a person, applied once around every command (``cli/main.py``)
     from its ``-q`` / ``-v`` (:func:`verbosity`):
 
-    * 0: the text report whole, the progress bar at a terminal (:mod:`wheelaudit.scan.progress`);
+    * 0: the text report whole, the progress bar at a terminal (:mod:`wheelaudit.scanner.progress`);
     * ``-q``: no progress bar, and a text report to standard output without its asides
       (:func:`wheelaudit.render.text.aside`: a clean wheel's OK line, notes, the closing summary):
       its findings only (applied by :func:`output_stream`, which knows where a report goes);
     * ``-qq``: as ``-q``, and a text report to standard output is not written at all;
     * ``-v``: as 0, and on standard error the rules file and how it was found, each wheel read and
-      each native binary in it (:func:`wheelaudit.scan.progress.trace`).
+      each native binary in it (:func:`wheelaudit.scanner.progress.trace`).
 
     Only what a person reads at the terminal changes: a machine format (``--format`` other than
     text, ``init``'s rules) and a report written to ``--output FILE`` are whole, and warnings and
     errors on standard error are never silenced."""
-    from wheelaudit.scan.progress import showing
+    from wheelaudit.scanner.progress import showing
 
     level = verbosity(args)
     if level <= -2 and getattr(args, "format", None) != "text":
@@ -136,7 +136,7 @@ def trace_rules(start: Path, rules_arg: str | None, ruleset, origin: Path | None
     """``--verbose``: which rules a command uses and how they were found (``--rules``, else
     ``[tool.wheelaudit]`` in the nearest ``pyproject.toml``, else none): the answer to "why was
     my rules file not used"."""
-    from wheelaudit.scan.progress import trace, tracing
+    from wheelaudit.scanner.progress import trace, tracing
 
     if not tracing():
         return

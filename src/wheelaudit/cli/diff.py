@@ -29,7 +29,7 @@ def add_parser(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     from wheelaudit.review.diff import diff_dict, diff_wheels, render_text
     from wheelaudit.render.text import use_color
-    from wheelaudit.scan import scan
+    from wheelaudit.scanner import scan
 
     from wheelaudit.binary.budget import Budget
 

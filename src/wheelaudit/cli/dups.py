@@ -146,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
     from wheelaudit.cli.common import UsageError
     from wheelaudit.review.dups import find_duplicates
     from wheelaudit.render.text import use_color
-    from wheelaudit.scan import scan
+    from wheelaudit.scanner import scan
 
     if args.min_count < 1:
         raise UsageError("--min-count must be 1 or more")
@@ -156,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
 
     paths = expand_inputs(args.wheels)
     if args.together:
-        from wheelaudit.scan.together import scan_together
+        from wheelaudit.scanner.together import scan_together
 
         wheels: list[Wheel] = [scan_together(paths, jobs=args.jobs)]
     else:

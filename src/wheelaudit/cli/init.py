@@ -29,7 +29,7 @@ def add_parser(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     from wheelaudit.archive import expand_inputs
     from wheelaudit.review.init import release_ruleset, starter_ruleset
-    from wheelaudit.scan import scan
+    from wheelaudit.scanner import scan
 
     paths = expand_inputs(args.wheel)
     wheels = [scan(Path(p), jobs=args.jobs) for p in paths]

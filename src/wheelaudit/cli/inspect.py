@@ -28,7 +28,7 @@ def add_parser(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     from wheelaudit.render import json as json_render
     from wheelaudit.render import text as text_render
-    from wheelaudit.scan import scan
+    from wheelaudit.scanner import scan
 
     from wheelaudit.checks.linkage import resolution_table
     from wheelaudit.cli.check import resolve_rules

@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     from wheelaudit.children import ForkFailed
     from wheelaudit.cli.common import OutputFailed, ReaderGone, _silence_stdout
     from wheelaudit.ruleset.errors import RulesError
-    from wheelaudit.scan import ScanFailed
+    from wheelaudit.scanner import ScanFailed
     from wheelaudit.settings import SettingError, check_environment
 
     try:

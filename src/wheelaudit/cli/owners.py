@@ -90,7 +90,7 @@ class StringCarriers:
 
 def symbol_owners(wheel: Wheel, patterns: list[str]) -> list[SymbolOwners]:
     """For each pattern, the libraries that define and those that import a matching symbol."""
-    from wheelaudit.ruleset.globs import SymbolPattern
+    from wheelaudit.model.globs import SymbolPattern
     from wheelaudit.checks.index import SymbolIndex
     from wheelaudit.binary.demangle import demangle
     from wheelaudit.binary.symbols import qualified_name
@@ -245,9 +245,9 @@ def owners_dict(wheel: Wheel, results: list[Any], strings: bool, examples: int) 
 
 def run(args: argparse.Namespace) -> int:
     from wheelaudit.cli.common import UsageError
-    from wheelaudit.ruleset.globs import GlobError, SymbolPattern
+    from wheelaudit.model.globs import GlobError, SymbolPattern
     from wheelaudit.render.text import use_color
-    from wheelaudit.scan import scan
+    from wheelaudit.scanner import scan
 
     if args.examples < 0:
         raise UsageError("--examples must be 0 or more")

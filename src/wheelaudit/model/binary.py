@@ -7,7 +7,7 @@ run in worker processes.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -44,6 +44,22 @@ class Symbol:
         return self.binding == "weak"
 
 
+def _no_demangler(name: str) -> str:
+    raise RuntimeError("Symbol.demangled read before wheelaudit.binary (the demangler) was imported")
+
+
+#: what ``Symbol.demangled`` is computed with when a reader left it unset: the readers' stage
+#: installs its demangler (:func:`use_demangler`) when :mod:`wheelaudit.binary` is imported,
+#: which every producer of symbols imports; the model itself demangles nothing
+_demangler: Callable[[str], str] = _no_demangler
+
+
+def use_demangler(demangle: Callable[[str], str]) -> None:
+    """Install the function that ``Symbol.demangled`` demangles an unset name with."""
+    global _demangler
+    _demangler = demangle
+
+
 class _LazyDemangled:
     """``Symbol.demangled``: kept in the instance ``__dict__`` like a plain field (so pickling,
     ``vars()`` and the readers' fast constructors see an ordinary dataclass), demangled from
@@ -55,9 +71,7 @@ class _LazyDemangled:
         d = obj.__dict__
         value = d.get("demangled")
         if value is None:
-            from wheelaudit.binary.demangle import demangle
-
-            value = d["demangled"] = demangle(d["name"])
+            value = d["demangled"] = _demangler(d["name"])
         return value
 
     def __set__(self, obj: Symbol, value: str | None) -> None:

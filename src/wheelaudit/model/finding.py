@@ -7,7 +7,19 @@ from dataclasses import dataclass, field
 from wheelaudit.model.codes import CODES, SEVERITY_RANK, Code, Severity
 from wheelaudit.model.messages import examples  # (the checks' import; the toolkit is model.messages)
 
-__all__ = ["CODES", "SEVERITY_RANK", "Code", "Severity", "Finding", "examples"]
+__all__ = ["CODES", "SEVERITY_RANK", "Code", "Severity", "Finding", "examples", "family_rule"]
+
+
+def family_rule(code: str) -> str:
+    """The built-in rule a code's family is filed under when no rule of the ruleset produced it:
+    ``linkage`` (WA5xx), ``abi`` (WA6xx), ``waivers`` (WA004), else ``integrity``."""
+    if code.startswith("WA5"):
+        return "linkage"
+    if code.startswith("WA6"):
+        return "abi"
+    if code == "WA004":
+        return "waivers"
+    return "integrity"
 
 
 @dataclass
@@ -38,6 +50,12 @@ class Finding:
     @property
     def waived(self) -> bool:
         return self.waived_by is not None
+
+    @property
+    def rule_id(self) -> str:
+        """The rule the finding is filed under (a JUnit testcase, a pytest item): the rule that
+        produced it, else its code's family (:func:`family_rule`)."""
+        return self.rule or family_rule(self.code)
 
     def to_dict(self) -> dict:
         data = {

@@ -34,7 +34,7 @@ class WheelReport:
             "path": str(w.path),
             "name": w.name,
             "version": w.version,
-            "tags": list(w.tags),
+            "tags": [str(t) for t in w.tags],
             "findings": [f.to_dict() for f in self.findings],
         }
         members = getattr(w, "members", None)

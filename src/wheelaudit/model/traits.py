@@ -1,5 +1,5 @@
 """The facts of a wheel that conditions select on: plain data, derived from the wheel's tags and
-version by :func:`wheelaudit.ruleset.conditions.traits_from_tags`."""
+version by :func:`wheelaudit.platforms.traits.traits_from_tags`."""
 
 from __future__ import annotations
 

@@ -22,7 +22,10 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from wheelaudit.platforms.policydata import load
+from wheelaudit.model.wheel import Requirements
+from wheelaudit.platforms.requirements import as_requirements
 from wheelaudit.platforms.tags import parse_platform
+
 
 __all__ = ["ProviderEntry", "Provision", "providers_of", "driver_library", "required_provider", "ships_any", "compiler_runtime"]
 
@@ -302,12 +305,13 @@ def driver_library(name: str, platform_tag: str) -> bool:
     return _library_key(name, families[0]) in {_library_key(n, families[0]) for n in drivers.get(os_name, [])}
 
 
-def required_provider(library_name: str, requires_dist: Iterable[str], tags: Iterable[str | Tag],
+def required_provider(library_name: str, requires_dist: Iterable[str] | Requirements, tags: Iterable[str | Tag],
                       python_version: str, extras: Iterable[str] = (),
                       transitive: bool = False) -> list[Provision]:
     """Which of a wheel's requirements provide ``library_name`` to it.
 
-    ``requires_dist``: the wheel's Requires-Dist strings; ``tags``: its tags (``cp311-cp311-
+    ``requires_dist``: the wheel's Requires-Dist strings, or parsed
+    (:attr:`wheelaudit.model.wheel.Wheel.requirements`); ``tags``: its tags (``cp311-cp311-
     manylinux_2_28_x86_64`` strings or :class:`packaging.tags.Tag`; their platforms count);
     ``python_version``: the CPython version to evaluate markers for (``"3.11"``);
     ``extras``: the wheel's own extras (its Provides-Extra) -- a requirement that hangs on one
@@ -325,11 +329,7 @@ def required_provider(library_name: str, requires_dist: Iterable[str], tags: Ite
         return []
     own_extras = [""] + sorted({canonicalize_name(e) for e in extras})
     out: list[Provision] = []
-    for text in requires_dist:
-        try:
-            req = Requirement(text)
-        except InvalidRequirement:
-            continue
+    for text, req in as_requirements(requires_dist).parsed:
         for extra in own_extras:
             if not all(_holds(req.marker, env, extra) for _f, env in envs):
                 continue

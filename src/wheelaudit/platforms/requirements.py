@@ -12,11 +12,19 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from packaging.markers import InvalidMarker, UndefinedComparison, UndefinedEnvironmentName
-from packaging.requirements import InvalidRequirement, Requirement
+from packaging.requirements import Requirement
 from packaging.tags import Tag, parse_tag
 from packaging.utils import canonicalize_name
 
-__all__ = ["marker_environments", "Declared", "declared_requirements"]
+from wheelaudit.model.wheel import Requirements
+
+__all__ = ["marker_environments", "Declared", "declared_requirements", "marker_extras", "as_requirements"]
+
+
+def as_requirements(requires_dist: Iterable[str] | Requirements) -> Requirements:
+    """A wheel's requirements as parsed once (:attr:`wheelaudit.model.wheel.Wheel.requirements`),
+    or ``Requires-Dist`` lines given as strings, parsed now."""
+    return requires_dist if isinstance(requires_dist, Requirements) else Requirements.of(list(requires_dist))
 
 #: CPython 3 minor versions a tag that names only the major version (``py3``) may install on:
 #: such a wheel is judged for each of them.
@@ -113,23 +121,19 @@ def _holds(req: Requirement, env: dict[str, str], extra: str) -> bool:
         return False  # a marker packaging cannot evaluate there (hostile metadata) does not hold
 
 
-def declared_requirements(requires_dist: Iterable[str], tags: Iterable[str | Tag],
+def declared_requirements(requirements: Iterable[str] | Requirements, tags: Iterable[str | Tag],
                           extras: Iterable[str] = ()) -> tuple[list[Declared], list[str]]:
-    """Each requirement of ``requires_dist``, evaluated for the wheel's tags (and for each of
-    ``extras``, the wheel's Provides-Extra, plus any extra a marker names), and the lines
-    that cannot be parsed."""
+    """Each requirement of the wheel's (:attr:`wheelaudit.model.wheel.Wheel.requirements`),
+    evaluated for the wheel's tags (and for each of ``extras``, the wheel's Provides-Extra, plus
+    any extra a marker names), and the lines that cannot be parsed."""
     envs = marker_environments(tags) or [{}]
     declared: list[Declared] = []
-    invalid: list[str] = []
-    parsed: list[tuple[str, Requirement]] = []
-    for text in requires_dist:
-        try:
-            parsed.append((text, Requirement(text)))
-        except InvalidRequirement:
-            invalid.append(text)
+    requirements = as_requirements(requirements)
+    invalid = list(requirements.invalid)
+    parsed = requirements.parsed
     names = {canonicalize_name(e) for e in extras}
     for _t, req in parsed:
-        names |= {canonicalize_name(v) for v in _marker_extras(req)}
+        names |= {canonicalize_name(v) for v in marker_extras(req)}
     for text, req in parsed:
         always = all(_holds(req, env, "") for env in envs)
         somewhere = any(_holds(req, env, "") for env in envs)
@@ -138,7 +142,7 @@ def declared_requirements(requires_dist: Iterable[str], tags: Iterable[str | Tag
     return declared, invalid
 
 
-def _marker_extras(req: Requirement) -> list[str]:
+def marker_extras(req: Requirement) -> list[str]:
     """The extras a requirement's marker compares ``extra`` with (``extra == "cuda"``), read from
     packaging's parsed marker (never by hand)."""
     out: list[str] = []

@@ -37,20 +37,23 @@ load command, must not be newer than the ``macosx_X_Y`` / ``ios_X_Y`` tag; an ar
 can never target below macOS 11.0, so its floor is 11.0. Android tags carry an API level that
 the ELF file does not record: nothing to compare.
 
-Nothing here opens a file: the facts come from :mod:`wheelaudit.scan`.
+Nothing here opens a file: the facts come from :mod:`wheelaudit.scanner`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wheelaudit.platforms import policydata
 from wheelaudit.model.binary import Binary, Slice
 from wheelaudit.model.finding import Finding, examples
+
+if TYPE_CHECKING:
+    from packaging.tags import Tag
 
 __all__ = [
     "PlatformTag",
@@ -368,16 +371,14 @@ def _linux(tag: str, family: str, version: tuple[int, ...], arch: str) -> Platfo
     return PlatformTag(tag, "linux", family, version, accepted[:1], arch, float_abi=_ARM_FLOAT.get(arch))
 
 
-def platform_strings(tags) -> list[str]:
-    """The platform parts of ``interpreter-abi-platform`` tag strings (compressed sets expanded),
-    read with :func:`packaging.tags.parse_tag`, sorted and distinct."""
-    from packaging.tags import parse_tag
-
-    return sorted({t.platform for s in tags for t in parse_tag(s)})
+def platform_strings(tags: Iterable[Tag]) -> list[str]:
+    """The platform parts of a wheel's tags (:attr:`wheelaudit.model.wheel.Wheel.tags`), sorted
+    and distinct."""
+    return sorted({t.platform for t in tags})
 
 
 def wheel_platforms(wheel) -> list[PlatformTag]:
-    """The platform tags of a wheel (a :class:`wheelaudit.scan.Wheel`, a ``--together`` tree
+    """The platform tags of a wheel (a :class:`wheelaudit.scanner.Wheel`, a ``--together`` tree
     with its own ``platform_tags``, or any object with ``tags``), parsed."""
     plats = getattr(wheel, "platform_tags", None)
     if plats is None:
@@ -728,6 +729,6 @@ def check_versions(wheel) -> list[Finding]:
 
 
 def check_platform(wheel, loaded: Collection[str] | None = None, never: Collection[str] = ()) -> list[Finding]:
-    """WA503 and WA504 for ``wheel`` (a :class:`wheelaudit.scan.Wheel`); ``loaded`` and ``never``
+    """WA503 and WA504 for ``wheel`` (a :class:`wheelaudit.scanner.Wheel`); ``loaded`` and ``never``
     as for :func:`check_archs`."""
     return check_archs(wheel, loaded, never) + check_versions(wheel)

@@ -270,7 +270,7 @@ def _wheel(wr: WheelReport, index: int) -> str:
     flagged = {p for f in wr.active for p in f.paths}
     sizes = {path: size for path, (_, size) in w.sizes.items()}
     facts = [("Distribution", f"{esc(w.name)} {esc(w.version)}"),
-             ("Tags", esc(", ".join(w.tags)) or "—"),
+             ("Tags", esc(", ".join(map(str, w.tags))) or "—"),
              ("Files", f"{len(w.files)} ({esc(human_size(sum(sizes.values()), binary=True, trim=False))} uncompressed)")]
     if w.archive_size is not None:
         facts.append(("Wheel file", esc(human_size(w.archive_size, binary=True, trim=False))))

@@ -119,7 +119,7 @@ def inspect_dict(wheels: list[Wheel], symbols: bool = False, resolutions: dict |
                 "path": str(w.path),
                 "name": w.name,
                 "version": w.version,
-                "tags": list(w.tags),
+                "tags": [str(t) for t in w.tags],
                 "libraries": [library_dict(b, symbols, (resolutions or {}).get(b.path)) for b in w.libraries],
                 "findings": [f.to_dict() for f in w.findings],
                 **({"consumer_surface": surface_dict(w.surface, {b.path: b.identity for b in w.libraries})}

@@ -47,19 +47,6 @@ def _ruleset(report: Report) -> Any:
         return None
 
 
-def finding_rule(f: Finding) -> str:
-    """The rule id of a finding; one with none is filed by its code's family."""
-    if f.rule:
-        return f.rule
-    if f.code.startswith("WA5"):
-        return "linkage"
-    if f.code.startswith("WA6"):
-        return "abi"
-    if f.code == "WA004":
-        return "waivers"
-    return "integrity"
-
-
 def rule_ids(ruleset: Any, wr: WheelReport) -> tuple[list[str], dict[str, str]]:
     """The testcases of one wheel, in rules-file order, and {rule id: why it is skipped}."""
     ids: list[str] = []
@@ -84,10 +71,10 @@ def rule_ids(ruleset: Any, wr: WheelReport) -> tuple[list[str], dict[str, str]]:
     if ruleset is not None and ruleset.waivers:
         ids.append("waivers")
     for f in wr.findings:
-        ids.append(finding_rule(f))
+        ids.append(f.rule_id)
     ids = list(dict.fromkeys(ids))
     for rid in ids:  # a rule that produced a finding ran, whatever its condition says
-        if any(finding_rule(f) == rid for f in wr.findings):
+        if any(f.rule_id == rid for f in wr.findings):
             skipped.pop(rid, None)
     return ids, skipped
 
@@ -123,13 +110,13 @@ def junit_tree(report: Report) -> ET.Element:
         stem = w.path.name[:-4] if w.path.name.endswith(".whl") else w.path.name
         suite = ET.SubElement(root, "testsuite", name=w.path.name)
         props = ET.SubElement(suite, "properties")
-        for k, v in (("wheel", str(w.path)), ("name", w.name), ("version", w.version), ("tags", ",".join(w.tags)),
+        for k, v in (("wheel", str(w.path)), ("name", w.name), ("version", w.version), ("tags", ",".join(map(str, w.tags))),
                      ("rules", report.rules_path or ""), ("fail-on", report.fail_on)):
             ET.SubElement(props, "property", name=k, value=visible(v))
         ids, skipped = rule_ids(ruleset, wr)
         counts = {"tests": 0, "failures": 0, "skipped": 0}
         for rid in ids:
-            fs = [f for f in wr.findings if finding_rule(f) == rid]
+            fs = [f for f in wr.findings if f.rule_id == rid]
             case = ET.SubElement(suite, "testcase", classname=stem, name=rid)
             counts["tests"] += 1
             failing = [f for f in fs if not f.waived and SEVERITY_RANK[f.severity] >= threshold]

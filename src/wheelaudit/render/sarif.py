@@ -297,7 +297,7 @@ def sarif_run(report: Report, dist: str, platform: str, wheels: list[WheelReport
     results, cut = _limit(_merge(found), *limits)
     artifacts = [{"location": {"uri": _uri(wr.wheel.path.name)}, "roles": ["analysisTarget"],
                   "properties": {"path": str(wr.wheel.path), "name": wr.wheel.name,
-                                 "version": wr.wheel.version, "tags": list(wr.wheel.tags)}}
+                                 "version": wr.wheel.version, "tags": [str(t) for t in wr.wheel.tags]}}
                  for wr in wheels]
     part = dataclasses.replace(report, wheels=wheels)
     properties: dict[str, Any] = {

@@ -170,7 +170,7 @@ def render_inspect(wheels: list[Wheel], out: TextIO, color: bool = False, symbol
         aside(out, text)
 
     for w in wheels:
-        out.write(paint(f"{w.path.name}", "bold", color) + f"  {w.name} {w.version}  tags: {', '.join(w.tags) or '-'}\n")
+        out.write(paint(f"{w.path.name}", "bold", color) + f"  {w.name} {w.version}  tags: {', '.join(map(str, w.tags)) or '-'}\n")
         if not w.libraries:
             out.write("  no native binaries\n")
         rows = []

@@ -489,7 +489,7 @@ def render_text(d: WheelDiff, out: TextIO, color: bool = False, limit: int | Non
         else:
             out.write(paint(label, "dim", color) + f"  {path}\n")
     if d.old.tags != d.new.tags:
-        out.write(f"tags: {', '.join(d.old.tags) or '-'} → {', '.join(d.new.tags) or '-'}\n")
+        out.write(f"tags: {', '.join(map(str, d.old.tags)) or '-'} → {', '.join(map(str, d.new.tags)) or '-'}\n")
     if d.old.version != d.new.version:
         out.write(f"version: {d.old.version} → {d.new.version}\n")
     pct = 100.0 * (sn - so) / so if so else None

@@ -480,4 +480,4 @@ def term_width(default: int = 120) -> int:
 
 
 def wheel_dict(w: Wheel) -> dict[str, Any]:
-    return {"path": str(w.path), "name": w.name, "version": w.version, "tags": list(w.tags)}
+    return {"path": str(w.path), "name": w.name, "version": w.version, "tags": [str(t) for t in w.tags]}

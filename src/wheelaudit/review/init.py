@@ -43,7 +43,7 @@ from wheelaudit.review.diff import NOT_DATA_SUFFIXES, glob_escape, library_stem,
 from wheelaudit.review.dups import FORTRAN, NO_PREFIX, _qualified_parts, find_duplicates, library_definitions, namespace_key
 from wheelaudit.model.binary import Binary
 from wheelaudit.model.messages import more, plural
-from wheelaudit.ruleset.globs import SymbolPattern
+from wheelaudit.model.globs import SymbolPattern
 from wheelaudit.model.wheel import Wheel
 
 #: sentinels per component
@@ -245,7 +245,7 @@ def starter_ruleset(wheel: Wheel) -> str:
     lines: list[str] = []
     w = lines.append
     w(f"# Starter rules for {wheel.name} {wheel.version}, inferred by wheelaudit {__version__} from")
-    w(f"#   {wheel.path.name}  ({', '.join(wheel.tags) or 'no tags'})")
+    w(f"#   {wheel.path.name}  ({', '.join(map(str, wheel.tags)) or 'no tags'})")
     w("# as a known-good wheel. Every entry says how it was inferred: read them, keep what is intended,")
     w("# widen what must also hold on other platforms, and add the reasons. SPEC §3 has the format.")
     w("")
@@ -449,19 +449,16 @@ def starter_ruleset(wheel: Wheel) -> str:
 
 
 def _linkage(wheel: Wheel) -> tuple[list[tuple[str, str]], dict[str, list[str]]]:
-    from packaging.requirements import InvalidRequirement, Requirement
     from packaging.utils import canonicalize_name
 
-    from wheelaudit.ruleset.globs import Glob
+    from wheelaudit.platforms.requirements import marker_extras
+
+    from wheelaudit.model.globs import Glob
     from wheelaudit.checks.linkage import resolve_wheel
 
     required: set[str] = set()
-    for text in wheel.requires_dist:
-        try:
-            req = Requirement(text)
-        except InvalidRequirement:
-            continue
-        if req.marker is not None and "extra" in str(req.marker):
+    for _text, req in wheel.requirements.parsed:
+        if marker_extras(req):
             continue
         required.add(canonicalize_name(req.name))
     allow: dict[str, str] = {}

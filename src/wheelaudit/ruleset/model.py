@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from wheelaudit.ruleset.conditions import Condition, WheelTraits
-from wheelaudit.ruleset.globs import Glob, SymbolPattern
+from wheelaudit.model.globs import Glob, SymbolPattern
 
 if TYPE_CHECKING:
     from wheelaudit.model.interest import Interest
@@ -282,9 +282,9 @@ class Ruleset:
         return list({p.entry: p for p in pats}.values())
 
     def interest(self) -> Interest:
-        """What the symbol entries can match (:class:`wheelaudit.checks.index.Interest`): handed to the
+        """What the symbol entries can match (:class:`wheelaudit.model.interest.Interest`): handed to the
         scan so that each worker keeps only the local symbols these rules can look at."""
-        from wheelaudit.checks.index import interest_of
+        from wheelaudit.model.interest import interest_of
 
         return interest_of(self.symbol_patterns())
 

@@ -25,7 +25,7 @@ from wheelaudit.model.codes import CodeError, parse_severities
 from wheelaudit.ruleset.conditions import Condition
 from wheelaudit.ruleset.errors import RulesError
 from wheelaudit.ruleset.format import TABLES
-from wheelaudit.ruleset.globs import Glob, GlobError, linear_regex
+from wheelaudit.model.globs import Glob, GlobError, linear_regex
 from wheelaudit.ruleset.lines import KeyPath
 from wheelaudit.ruleset.model import (
     AbiRule,

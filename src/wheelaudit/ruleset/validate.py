@@ -14,7 +14,7 @@ from wheelaudit.model.codes import CodeError, parse_code, parse_selector
 from wheelaudit.ruleset.conditions import CONDITION_KEYS, KNOWN_OS, Condition
 from wheelaudit.ruleset.errors import RulesError, raise_all
 from wheelaudit.ruleset.format import TABLES
-from wheelaudit.ruleset.globs import Glob, GlobError, NotGlob, SymbolPattern
+from wheelaudit.model.globs import Glob, GlobError, NotGlob, SymbolPattern
 from wheelaudit.ruleset.lines import KeyPath, Locator
 
 __all__ = ["Context", "describe", "suggest", "fmt_path", "canonical_glob"]

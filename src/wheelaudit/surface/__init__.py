@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from wheelaudit.binary.budget import Budget
 from wheelaudit.surface.cmake import read_cmake
 from wheelaudit.surface.errors import SurfaceError
-from wheelaudit.surface.model import (PREFIX, SITE, ConfigVariable, ImportedTarget, Layout, PackageConfig, PkgConfigFile, Ref,
+from wheelaudit.model.surface import (PREFIX, SITE, ConfigVariable, ImportedTarget, Layout, PackageConfig, PkgConfigFile, Ref,
                     Surface)
 from wheelaudit.surface.pkgconfig import read_pkgconfig
 

@@ -29,7 +29,7 @@ from wheelaudit.binary.budget import Budget, BudgetSpent
 from wheelaudit.surface.cmake_language import Command, block_structure, tokenize_prefix
 from wheelaudit.surface.cmake_run import Run
 from wheelaudit.surface.errors import SurfaceError
-from wheelaudit.surface.model import ImportedTarget, Layout, PackageConfig
+from wheelaudit.model.surface import ImportedTarget, Layout, PackageConfig
 
 __all__ = ["CMakeReader", "read_cmake", "is_config_name", "package_name"]
 

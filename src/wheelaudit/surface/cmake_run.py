@@ -13,10 +13,10 @@ import posixpath
 import re
 from typing import TYPE_CHECKING
 
-from wheelaudit.ruleset.globs import Glob, GlobError
+from wheelaudit.model.globs import Glob, GlobError
 from wheelaudit.surface.cmake_language import OPENS, Arg, Command, split_list
 from wheelaudit.surface.errors import SurfaceError
-from wheelaudit.surface.model import ConfigVariable, ImportedTarget, Layout, Ref, display, looks_like_path
+from wheelaudit.model.surface import ConfigVariable, ImportedTarget, Layout, Ref, display, looks_like_path
 
 if TYPE_CHECKING:
     from wheelaudit.surface.cmake import CMakeReader
@@ -77,7 +77,7 @@ class _Return(Exception):
 
 
 def _glob(pattern: str, recurse: bool) -> Glob:
-    """A ``file(GLOB)`` pattern as a :class:`~wheelaudit.ruleset.globs.Glob` (CMake's globs have no braces:
+    """A ``file(GLOB)`` pattern as a :class:`~wheelaudit.model.globs.Glob` (CMake's globs have no braces:
     they are literal here)."""
     escaped = pattern.replace("\\", "\\\\").replace("{", "\\{").replace("}", "\\}")
     try:

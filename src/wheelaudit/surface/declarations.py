@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from wheelaudit.ruleset.globs import Glob, linear_regex
+from wheelaudit.model.globs import Glob, linear_regex
 from wheelaudit.surface.errors import SurfaceError
-from wheelaudit.surface.model import Declaration
+from wheelaudit.model.surface import Declaration
 
 __all__ = ["read_declarations"]
 
@@ -16,7 +16,7 @@ def read_declarations(files: Iterable[str], read_text: Callable[[str], str | Non
                       declares, namespace: str = "") -> list[Declaration]:
     """Targets a hand-written package config declares, found by the ``[cmake]`` table's
     ``declares`` regex (named groups ``name`` and ``library``) in each file that a ``config`` glob
-    matches. A text is compiled by RE2 (:func:`~wheelaudit.ruleset.globs.linear_regex`: linear
+    matches. A text is compiled by RE2 (:func:`~wheelaudit.model.globs.linear_regex`: linear
     matching); a compiled pattern is used as it is."""
     rx = linear_regex(declares) if isinstance(declares, str) else declares
     globs = [Glob(c) if isinstance(c, str) else c for c in config]

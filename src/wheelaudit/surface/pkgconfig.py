@@ -14,7 +14,7 @@ import shlex
 from collections.abc import Callable
 
 from wheelaudit.surface.errors import SurfaceError
-from wheelaudit.surface.model import PREFIX, SITE, Layout, PkgConfigFile, looks_like_path
+from wheelaudit.model.surface import PREFIX, SITE, Layout, PkgConfigFile, looks_like_path
 
 MAX_VALUE = 1 << 20
 

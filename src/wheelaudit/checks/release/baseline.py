@@ -14,13 +14,16 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from wheelaudit.checks.release.abi import (LibraryAbi, WheelAbi, is_private_module, pair_libraries, wheel_abi)
 from wheelaudit.model.codes import Severity
 from wheelaudit.model.finding import Finding
 from wheelaudit.model import messages
 from wheelaudit.model.wheel import Wheel
+
+if TYPE_CHECKING:
+    from packaging.tags import Tag
 
 #: how two versions relate: a rebuild of the same version (a ``.postN``, a local version, a second
 #: build), a patch, a minor release of a project at 1.0 or later, a minor release below 1.0, a
@@ -72,21 +75,18 @@ _STEP_WORDS = {"rebuild": "a rebuild of the same version", "patch": "a patch rel
 # Pairing wheels
 
 
-def _platform_keys(tags: Iterable[str]) -> set[tuple[str, str, str, str]]:
+def _platform_keys(tags: Iterable[Tag]) -> set[tuple[str, str, str, str]]:
     """(interpreter, abi, platform family, architecture) of each tag: ``manylinux_2_17_x86_64``
     and ``manylinux_2_28_x86_64`` are one platform, ``musllinux_1_2_x86_64`` another."""
-    from packaging.tags import parse_tag
-
     from wheelaudit.platforms.tags import parse_platform
 
     out = set()
-    for text in tags:
-        for t in parse_tag(text):
-            pt = parse_platform(t.platform)
-            family = "linux" if pt.family in ("manylinux", "linux") else pt.family
-            # (a macOS tag per architecture it serves: universal2 pairs with arm64 and x86_64)
-            archs = pt.archs if pt.family == "macosx" else (pt.arch_label if pt.os is not None else t.platform,)
-            out.update((t.interpreter, t.abi, family, arch) for arch in archs)
+    for t in tags:
+        pt = parse_platform(t.platform)
+        family = "linux" if pt.family in ("manylinux", "linux") else pt.family
+        # (a macOS tag per architecture it serves: universal2 pairs with arm64 and x86_64)
+        archs = pt.archs if pt.family == "macosx" else (pt.arch_label if pt.os is not None else t.platform,)
+        out.update((t.interpreter, t.abi, family, arch) for arch in archs)
     return out
 
 
@@ -121,7 +121,7 @@ def pair_wheels(new: Sequence[Wheel], old: Sequence[Wheel]) -> tuple[list[tuple[
 def missing_counterpart(old: Wheel) -> Finding:
     """WA804 for a baseline wheel no new wheel pairs with."""
     return Finding("WA804", f"the baseline wheel {old.path.name} ({old.name} {old.version}, "
-                            f"{', '.join(old.tags)}) has no counterpart among the new wheels: "
+                            f"{', '.join(map(str, old.tags))}) has no counterpart among the new wheels: "
                             "a platform or a Python the last release served is dropped",
                    subject=old.path.name, paths=[], rule="baseline",
                    hint="build the wheel for this platform and Python, or say in the release notes that it is dropped")

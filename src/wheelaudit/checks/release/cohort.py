@@ -20,7 +20,7 @@ from wheelaudit.checks.release.names import library_stem, vendored_by
 from wheelaudit.model.finding import Finding
 from wheelaudit.model.messages import examples, plural
 from wheelaudit.model.wheel import Wheel
-from wheelaudit.ruleset.conditions import WheelTraits
+from wheelaudit.model.traits import WheelTraits
 
 #: how many module names a WA811 message shows per group (JSON lists all of them)
 SHOWN = 6
@@ -32,7 +32,7 @@ def wheel_label(w: Wheel) -> str:
     name = w.path.name
     if name.endswith(".whl") and name.count("-") >= 4:
         return "-".join(name[:-4].split("-")[-3:])
-    return ".".join(w.tags) or name
+    return ".".join(map(str, w.tags)) or name
 
 
 def _canonical(name: str) -> str:

@@ -32,8 +32,8 @@ from wheelaudit import children
 from wheelaudit.archive import MemberReader, WheelSource
 from wheelaudit.children import ForkFailed, can_fork  # noqa: F401 - re-exported
 from wheelaudit.model.binary import Binary
-from wheelaudit.checks.index import Interest
-from wheelaudit.scan.read import Read, read_member, timed_out
+from wheelaudit.model.interest import Interest
+from wheelaudit.scanner.read import Read, read_member, timed_out
 
 #: a worker still on one member this long after the bound is killed (stuck where the timer cannot reach)
 KILL_GRACE = 5.0

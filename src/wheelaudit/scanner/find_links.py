@@ -2,7 +2,7 @@
 
 :func:`find_providers` looks in ``DIR`` (never on the network) for one wheel per requirement of
 the checked wheel that applies where it installs, and :func:`with_providers` lays the checked
-wheel out together with the wheels found (:func:`wheelaudit.scan.together.merge_wheels`): a dependency the provider's real wheel ships
+wheel out together with the wheels found (:func:`wheelaudit.scanner.together.merge_wheels`): a dependency the provider's real wheel ships
 resolves there; one it does not ship is a WA501 that names the provider wheel and its version.
 Only the checked wheel's findings are reported (:func:`keep_checked`).
 
@@ -28,7 +28,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from packaging.requirements import InvalidRequirement, Requirement
+from packaging.requirements import Requirement
 from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
 from packaging.version import Version
 
@@ -90,17 +90,15 @@ def find_providers(wheel: Wheel, directory: str | os.PathLike[str]) -> tuple[lis
 
     directory = Path(directory)
     own = canonicalize_name(wheel.name) if wheel.name else ""
-    declared, _invalid = declared_requirements(wheel.requires_dist, wheel.tags)
+    declared, _invalid = declared_requirements(wheel.requirements, wheel.tags)
+    parsed = dict(wheel.requirements.parsed)
     applying: dict[str, list[Requirement]] = {}
     not_applying: dict[str, str] = {}
     for d in declared:
         if d.name == own:
             continue
         if d.always:
-            try:
-                applying.setdefault(d.name, []).append(Requirement(d.text))
-            except InvalidRequirement:  # pragma: no cover - declared_requirements parsed it
-                continue
+            applying.setdefault(d.name, []).append(parsed[d.text])
         else:
             not_applying.setdefault(d.name, d.text)
     mine = platform_keys(wheel.tags)
@@ -163,8 +161,8 @@ def with_providers(members: list[Wheel], directory: str | os.PathLike[str], *, s
     Requires-Dist: the provider table and the rules see the checked wheel) and its own findings
     lose the ``file name:`` prefix that together gives members; with several (``--together``)
     the tree is the together tree of them all."""
-    from wheelaudit.scan import scan
-    from wheelaudit.scan.together import label, merge_wheels
+    from wheelaudit.scanner import scan
+    from wheelaudit.scanner.together import label, merge_wheels
 
     given: set[str] = {canonicalize_name(w.name) for w in members if w.name}
     found: dict[Path, None] = {}

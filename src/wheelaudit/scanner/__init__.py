@@ -11,15 +11,15 @@ from typing import TYPE_CHECKING
 
 from wheelaudit.archive import MemberData, MemberReader, WheelSource, open_wheel
 from wheelaudit.binary.budget import Budget
-from wheelaudit.ruleset.conditions import traits_from_tags
+from wheelaudit.platforms.traits import traits_from_tags
 from wheelaudit.model.binary import Binary
 from wheelaudit.model.finding import Finding
-from wheelaudit.checks.index import Interest
+from wheelaudit.model.interest import Interest
 from wheelaudit.model.wheel import Wheel
-from wheelaudit.scan.plan import plan
-from wheelaudit.scan.pool import Outcome, Pool, ScanFailed, can_fork, default_jobs
+from wheelaudit.scanner.plan import plan
+from wheelaudit.scanner.pool import Outcome, Pool, ScanFailed, can_fork, default_jobs
 from wheelaudit.settings import flag
-from wheelaudit.scan.read import binary_timeout, read_member
+from wheelaudit.scanner.read import binary_timeout, read_member
 
 if TYPE_CHECKING:
     from wheelaudit.archive.dll_directories import ImportTimeLoads
@@ -50,10 +50,10 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
     always in-process). ``timeout`` bounds the reading of one binary, in seconds (default:
     $WHEELAUDIT_BINARY_TIMEOUT, else 120); a binary that takes longer is reported as WA001.
     ``progress``: a bar on standard error (default: when it is a terminal and not a CI run's,
-    see :mod:`wheelaudit.scan.progress`). ``source``: the wheel already opened (an installed
+    see :mod:`wheelaudit.scanner.progress`). ``source``: the wheel already opened (an installed
     distribution, :mod:`wheelaudit.archive.installed`), whose ``members`` are what is read and
     ``files()`` what the wheel holds; it is closed here. ``only``: read just the members whose
-    path it accepts (RECORD is then not checked: :mod:`wheelaudit.scan.baseline`). ``budget``: the
+    path it accepts (RECORD is then not checked: :mod:`wheelaudit.scanner.baseline`). ``budget``: the
     run's (:mod:`wheelaudit.binary.budget`; a fresh one when None), which the readers, the
     demangling of names that could explode and the CMake reader draw on.
 
@@ -61,7 +61,7 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
     :class:`ScanFailed` when a worker process dies; every other problem (an unreadable binary,
     a RECORD mismatch) becomes a finding.
     """
-    from wheelaudit.scan.progress import Progress, trace, trace_read
+    from wheelaudit.scanner.progress import Progress, trace, trace_read
 
     needles: tuple[bytes, ...] = tuple(dict.fromkeys(s for s in strings if s))
     bound = binary_timeout(timeout)
@@ -118,7 +118,7 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
         path=p,
         name=info.name,
         version=info.version,
-        tags=[str(t) for t in info.tags],
+        tags=list(info.tags),
         traits=traits_from_tags(info.tags, info.version, name=info.name),
         files=files,
         libraries=sorted(libraries, key=lambda b: b.path),
@@ -227,7 +227,7 @@ def _import_events(source: WheelSource, files: list[str]) -> ImportEvents:
     finding lost). ``--verbose`` says when they are read, and how many modules."""
     from wheelaudit.archive.load_order import MAX_BYTES, ImportEvents
     from wheelaudit.archive.members import MemberError, MemberReader
-    from wheelaudit.scan.progress import trace
+    from wheelaudit.scanner.progress import trace
 
     by_path, path, root = source.by_path, source.path, source.root
 

@@ -30,17 +30,18 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
+from packaging.tags import Tag
 from packaging.utils import canonicalize_name
 
 from wheelaudit.platforms import tags as platforms
-from wheelaudit.ruleset.conditions import WheelTraits
+from wheelaudit.model.traits import WheelTraits
 from wheelaudit.model.finding import Finding, examples
 from wheelaudit.checks.abi import TAG_CHECKS
 from wheelaudit.load import load_model
-from wheelaudit.checks.index import Interest
+from wheelaudit.model.interest import Interest
 from wheelaudit.checks.linkage import _installed, _required_dists, resolve_wheel
 from wheelaudit.model.wheel import Wheel
-from wheelaudit.scan import scan
+from wheelaudit.scanner import scan
 from wheelaudit.archive import NotAWheel, open_wheel
 from wheelaudit.archive.load_order import ImportEvents
 
@@ -77,7 +78,7 @@ class TogetherWheel(Wheel):
         return []
 
     @property
-    def binary_tags(self) -> list[str]:
+    def binary_tags(self) -> list[Tag]:
         """None, for the same reason: each member's extension modules were held to that member's
         tags (WA601, WA602) when the wheels were merged; one member's ``abi3`` tag says nothing
         of another's modules."""
@@ -237,7 +238,7 @@ def _merged_surface(wheels: Sequence[Wheel], files: list[str]):
     if not surfaces:
         return None
     from wheelaudit.surface import Surface
-    from wheelaudit.surface.model import SITE, Layout, Ref
+    from wheelaudit.model.surface import SITE, Layout, Ref
 
     layout = Layout(files)
 

@@ -10,7 +10,8 @@ from typing import NamedTuple
 
 from wheelaudit.archive import Member, MemberReader
 from wheelaudit.model.binary import Binary, Format
-from wheelaudit.checks.index import Interest, narrow
+from wheelaudit.model.interest import Interest
+from wheelaudit.binary.narrow import narrow
 from wheelaudit.binary import read_binary
 from wheelaudit.binary.symbols import SymbolTable
 
@@ -64,7 +65,7 @@ def read_member(reader: MemberReader, m: Member, needles: tuple[bytes, ...], int
         with _TimeBound(budget.bound(timeout) if budget is not None else timeout):
             if interest is None or interest.signatures:
                 binary = read_binary(data, m.path, used, budget)
-            else:  # (a baseline read for its ABI: wheelaudit.scan.baseline)
+            else:  # (a baseline read for its ABI: wheelaudit.scanner.baseline)
                 binary = read_binary(data, m.path, used, budget, signatures=False)
         return read, (refine(binary, interest) if binary is not None else None)
     except _ParseTimeout:
@@ -80,7 +81,7 @@ def read_member(reader: MemberReader, m: Member, needles: tuple[bytes, ...], int
 
 def refine(binary: Binary, interest: Interest | None) -> Binary:
     """Work on a binary's symbol tables done where it was read: with an ``interest``, the local
-    symbols narrowed to those the rules can match (:func:`wheelaudit.checks.index.narrow`) and its hints
+    symbols narrowed to those the rules can match (:func:`wheelaudit.binary.narrow.narrow`) and its hints
     located; without one, the tables' tails index built."""
     for s in binary.slices:
         s.exports = _refined(s.exports, interest, keep_all=True)

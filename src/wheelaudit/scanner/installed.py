@@ -1,7 +1,7 @@
 """An installed environment audited as one install (``check --env``): every distribution of a
 site-packages scanned from the files its RECORD lists (:mod:`wheelaudit.archive.installed`: only
 its native binaries are read) and merged as ``check --together`` merges wheels
-(:func:`wheelaudit.scan.together.merge_wheels`), so the same wheels give the same findings whether
+(:func:`wheelaudit.scanner.together.merge_wheels`), so the same wheels give the same findings whether
 they are given to ``--together`` or installed and given to ``--env``.
 
 What differs from wheels, by the nature of an install:
@@ -28,11 +28,11 @@ from packaging.version import InvalidVersion, Version
 
 from wheelaudit.archive.installed import (Environment, InstalledDist, NotAnEnvironment, installed_dists, locate,
                                           unlisted_native)
-from wheelaudit.checks.index import Interest
+from wheelaudit.model.interest import Interest
 from wheelaudit.model.finding import Finding
 from wheelaudit.model.wheel import Wheel
-from wheelaudit.scan import scan
-from wheelaudit.scan.together import TogetherWheel, merge_wheels
+from wheelaudit.scanner import scan
+from wheelaudit.scanner.together import TogetherWheel, merge_wheels
 
 __all__ = ["scan_environment", "NotAnEnvironment"]
 

@@ -15,7 +15,7 @@ import os
 import re
 from pathlib import Path
 
-from wheelaudit.checks.index import Interest
+from wheelaudit.model.interest import Interest
 from wheelaudit.model.wheel import Wheel
 
 _NATIVE_NAME = re.compile(r"(\.so(\.[0-9][0-9.]*)?|\.dylib|\.dll|\.pyd|/[^./]+)$", re.IGNORECASE)
@@ -28,8 +28,8 @@ def may_be_native(path: str) -> bool:
 
 def scan_abi(path: str | os.PathLike[str], *, jobs: int | None = None) -> Wheel:
     """The wheel at ``path`` scanned for its ABI only (see the module docstring); raises what
-    :func:`wheelaudit.scan.scan` raises."""
-    from wheelaudit.scan import scan
+    :func:`wheelaudit.scanner.scan` raises."""
+    from wheelaudit.scanner import scan
 
     wheel = scan(Path(path), interest=Interest(signatures=False), jobs=jobs, only=may_be_native)
     wheel.findings = []
