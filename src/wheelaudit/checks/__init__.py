@@ -1,3 +1,4 @@
-"""Checks, one module per code family (the target layout of issue #18): ``abi`` (WA6xx) and
-``consumer`` (WA7xx) so far; the older families still live in ``wheelaudit.checks.evaluate`` and
-``wheelaudit.checks.linkage`` until they move here."""
+"""Checks: facts in, findings out; a check never opens a file. One module per family of codes,
+each with its ``FAMILY`` (the codes it owns and its checks); :mod:`wheelaudit.checks.registry`
+lists the families in the order of a report, and :func:`wheelaudit.checks.evaluate.evaluate` runs
+them. Every finding of wheelaudit is raised here."""

@@ -267,7 +267,7 @@ def render_inspect(wheels: list[Wheel], out: TextIO, color: bool = False, symbol
                         more(f"{prefix}  F {visible(n)} -> {visible(target)}\n")
         if w.surface is not None:
             _render_surface(w, out, color)
-        for f in w.findings:
+        for f in w.defects:
             out.write(f"\n  {paint(f.code, 'error', color)} {visible(f.message)}\n")
         out.write("\n")
 

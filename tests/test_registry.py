@@ -1,0 +1,85 @@
+"""The registry of checks (src/wheelaudit/checks/registry.py) and the code table
+(src/wheelaudit/model/codes.py) agree: every code is owned by exactly one family, no family
+declares an unknown code, each check raises only the codes it declares, and no finding is made
+outside checks/."""
+from __future__ import annotations
+
+import ast
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from wheelaudit import load_rules, scan
+from wheelaudit.checks.context import Context
+from wheelaudit.checks.registry import FAMILIES, WHEEL_FAMILIES, family_of
+from wheelaudit.model.codes import CODES
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "src" / "wheelaudit"
+RULES = ROOT / "rules" / "executorch.toml"
+
+
+def test_every_code_is_owned_by_exactly_one_family():
+    owners = Counter(code for family in FAMILIES for code in family.codes)
+    assert sorted(set(owners) - set(CODES)) == [], "a family declares a code the code table does not have"
+    assert sorted(set(CODES) - set(owners)) == [], "a code of the table is owned by no family"
+    assert sorted(code for code, n in owners.items() if n > 1) == [], "a code is owned by more than one family"
+    assert family_of("WA506").name == "symbols" and family_of("WA004").name == "waivers"
+    with pytest.raises(KeyError):
+        family_of("WA999")
+
+
+def test_a_family_owns_the_codes_its_checks_declare_and_lives_in_its_module():
+    import importlib
+
+    for family in FAMILIES:
+        declared = {code for check in family.checks for code in check.codes}
+        assert declared <= set(CODES), family.name
+        if declared:
+            assert set(family.codes) == declared, family.name
+        assert family.checks or family.run_by, f"{family.name}: no checks and no word on who runs it"
+        module = importlib.import_module(f"wheelaudit.checks.{family.name}")
+        assert module.FAMILY is family, f"{family.name} is not declared by checks/{family.name}"
+    names = [c.name for f in FAMILIES for c in f.checks]
+    assert not [n for n in names if n.startswith(("_wa", "wa"))], "a check is named for its code, not what it checks"
+
+
+@pytest.fixture(scope="module")
+def scanned(fixture_wheels):
+    return [scan(path) for _name, path in sorted(fixture_wheels.items())]
+
+
+def test_each_check_raises_only_the_codes_it_declares(scanned):
+    """Every check of the registry over every fixture wheel, with the ExecuTorch rules and with
+    none: a finding whose code its check does not declare is a registry that lies."""
+    rules = load_rules(RULES)
+    raised: set[str] = set()
+    for ruleset in (rules, None):
+        for wheel in scanned:
+            ctx = Context(wheel, ruleset)
+            for family in WHEEL_FAMILIES:
+                for check in family.checks:
+                    codes = {f.code for f in check.run(ctx)}
+                    assert codes <= set(check.codes), f"{family.name}.{check.name} raised {sorted(codes)} on {wheel.path.name}"
+                    raised |= codes
+    assert len(raised) > 10  # (the fixtures plant defects of most families: the loop judged real findings)
+
+
+def _finding_calls(path: Path) -> list[int]:
+    """Lines of ``path`` that make a finding with a literal code: ``Finding("WA…", ...)``."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "Finding":
+            first = node.args[0] if node.args else None
+            if isinstance(first, ast.Constant) and isinstance(first.value, str) and first.value.startswith("WA"):
+                out.append(node.lineno)
+    return out
+
+
+def test_no_finding_is_made_outside_checks():
+    outside = {str(p.relative_to(PACKAGE)): lines for p in sorted(PACKAGE.rglob("*.py"))
+               if p.relative_to(PACKAGE).parts[0] != "checks" and (lines := _finding_calls(p))}
+    assert outside == {}, "findings are raised by the families of checks/ only (the reading stages record Defects)"
+    inside = [p for p in (PACKAGE / "checks").rglob("*.py") if _finding_calls(p)]
+    assert len(inside) >= 8  # (the scan sees the calls it looks for)
