@@ -1,10 +1,13 @@
 """The registry of checks (src/wheelaudit/checks/registry.py) and the code table
 (src/wheelaudit/model/codes.py) agree: every code is owned by exactly one family, no family
 declares an unknown code, each check raises only the codes it declares, and no finding is made
-outside checks/."""
+outside checks/. Also the scaffold of a new check (scripts/new_check.py), run as a contributor
+runs it."""
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -83,3 +86,34 @@ def test_no_finding_is_made_outside_checks():
     assert outside == {}, "findings are raised by the families of checks/ only (the reading stages record Defects)"
     inside = [p for p in (PACKAGE / "checks").rglob("*.py") if _finding_calls(p)]
     assert len(inside) >= 8  # (the scan sees the calls it looks for)
+
+
+def _new_check(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / "scripts" / "new_check.py"), *args],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_the_scaffold_prints_every_stub_of_a_new_check():
+    p = _new_check("WA610", "abi", "an ELF library needs static TLS", "--name", "static-tls")
+    assert p.returncode == 0, p.stderr
+    out = p.stdout
+    assert 'Code("WA610", "static-tls", "error",' in out and "CODES, after WA609" in out
+    assert '"WA610": (' in out  # the explanation
+    assert "def static_tls(wheel: Wheel) -> list[Finding]:" in out and "src/wheelaudit/checks/abi.py" in out
+    assert '(("WA610",), static_tls),' in out
+    assert "scripts/gen_codes_doc.py" in out and "CHANGELOG.md" in out and "test_golden.py" in out
+    # a rules check reads the context; a [linkage] one the shared resolution
+    assert "def metadata_extra(ctx: Context) -> list[Finding]:" in _new_check(
+        "WA405", "rules", "metadata extra", "--name", "metadata-extra").stdout
+    assert "links: Links" in _new_check("WA508", "linkage", "a linkage thing").stdout
+
+
+@pytest.mark.parametrize("args, why", [
+    (("WA501", "linkage", "x"), "WA501 is taken"),
+    (("WA5", "linkage", "x"), "is not a code"),
+    (("WA610", "release", "x"), "runs no checks of its own"),
+    (("WA610", "nonesuch", "x"), "is no family"),
+])
+def test_the_scaffold_refuses_what_cannot_be_added(args, why):
+    p = _new_check(*args)
+    assert p.returncode == 2 and why in p.stderr and p.stdout == ""
