@@ -45,7 +45,7 @@ def stubs(code: str, family: str, title: str, name: str, severity: str) -> str:
         raise ValueError(f"{code!r} is not a code: WA and three digits (WA610)")
     if code in CODES:
         raise ValueError(f"{code} is taken: {CODES[code].name} ({CODES[code].summary})")
-    runnable = {f.name: f for f in WHEEL_FAMILIES if f.checks and f.codes}
+    runnable = {f.name: f for f in WHEEL_FAMILIES if f.checks and f.owns}
     if family not in runnable:
         others = ", ".join(sorted(runnable))
         known = {f.name for f in FAMILIES}

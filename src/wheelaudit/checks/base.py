@@ -56,16 +56,21 @@ class Check:
 class Family:
     """One module of ``checks/``: ``name`` (the module's), the ``codes`` it owns, and the
     ``checks`` :func:`wheelaudit.checks.evaluate.evaluate` runs for every wheel, in order (the
-    order of a report's findings). ``codes`` defaults to the union of the checks' codes."""
+    order of a report's findings). ``codes`` defaults to the union of the checks' codes; a family
+    that only orders checks whose codes other families own (``together``) has ``owns=False`` and
+    owns none."""
 
     name: str
     checks: tuple[Check, ...] = ()
     codes: tuple[str, ...] = ()
-    #: who runs the family when not :func:`~wheelaudit.checks.evaluate.evaluate` (its checks are then empty)
+    owns: bool = True
+    #: who runs the family, or its functions, besides :func:`~wheelaudit.checks.evaluate.evaluate`
     run_by: str = ""
 
     def __post_init__(self) -> None:
-        if not self.codes:
+        if not self.owns:
+            object.__setattr__(self, "codes", ())
+        elif not self.codes:
             own = dict.fromkeys(c for check in self.checks for c in check.codes)
             object.__setattr__(self, "codes", tuple(sorted(own)))
 

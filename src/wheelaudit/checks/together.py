@@ -58,6 +58,7 @@ def installed_together(ctx: Context) -> list[Finding]:
     return out
 
 
-FAMILY = Family("together", checks=(Check((), installed_together),),
-                run_by="evaluate, first, for a tree of wheels installed together; its findings' codes are owned by "
-                       "integrity, platform, abi and linkage")
+FAMILY = Family("together", owns=False, checks=(
+    Check(("WA001", "WA002", "WA503", "WA504", "WA505", "WA601", "WA602"), installed_together),
+), run_by="evaluate, first, for a tree of wheels installed together; the codes are owned by integrity, platform, "
+          "abi and linkage")
