@@ -60,6 +60,7 @@ from wheelaudit.checks.base import Check, Family
 
 if TYPE_CHECKING:
     from wheelaudit.checks.context import Context
+    from wheelaudit.ruleset.load import LinkageRule
 
 __all__ = [
     "FAMILY",
@@ -1059,7 +1060,7 @@ def _shipped_as(wheel, name: str) -> str | None:
     return names[1].get(base) or names[2].get(base.lower())
 
 
-def unresolved_dependencies(wheel, links: Links) -> list[Finding]:
+def unresolved_dependencies(wheel: Wheel, links: Links) -> list[Finding]:
     """WA501, one per unresolved dependency: every binary that needs it in ``paths``, the route
     tried (of the first) in the message."""
     rules, resolved, loaded = links.rules, links.resolved, links.loaded
@@ -1267,7 +1268,7 @@ def _table_providers_not_required(wheel, resolved: dict[str, dict[str, list[Reso
     return out
 
 
-def providers_not_required(wheel, links: Links) -> list[Finding]:
+def providers_not_required(wheel: Wheel, links: Links) -> list[Finding]:
     """WA505: a dependency a distribution provides (the provider table, ``provided-by``) that the
     wheel does not require."""
     resolved = links.resolved
@@ -1427,7 +1428,7 @@ def _rpath_verdict(entry: str, fmt: str, rules: _Rules, reached: set[str]) -> _R
     return _RpathVerdict("warning", "an absolute directory of the build machine that no lookup reaches")
 
 
-def external_rpaths(wheel, links: Links) -> list[Finding]:
+def external_rpaths(wheel: Wheel, links: Links) -> list[Finding]:
     """WA502 by consequence (:func:`_rpath_verdict`), one finding per cause: the entries of one
     verdict in one binary together, and the binaries with the same entries and verdict together."""
     rules, resolved = links.rules, links.resolved
@@ -1474,7 +1475,7 @@ def _version(text: str | None) -> tuple[int, ...] | None:
 _MUTEX_ABI = (14, 40)
 
 
-def stale_vendored_runtimes(wheel, links: Links) -> list[Finding]:
+def stale_vendored_runtimes(wheel: Wheel, links: Links) -> list[Finding]:
     """WA507: a vendored msvcp140*.dll older than the toolset (PE linker version) of a binary that
     imports it."""
     resolved = links.resolved
@@ -1578,7 +1579,7 @@ class Links:
     never: Collection[str]
 
 
-def links(wheel, rule=None, resolved: dict[str, dict[str, list[Resolution]]] | None = None) -> Links | None:
+def links(wheel: Wheel, rule: LinkageRule | None = None, resolved: dict[str, dict[str, list[Resolution]]] | None = None) -> Links | None:
     """The :class:`Links` of ``wheel`` under ``rule`` (the ``[linkage]`` table, None for the
     defaults); None when the table turns the checks off (``check = false``). ``resolved``:
     :func:`resolve_wheel` of the same wheel and rule, when the caller has it already."""
@@ -1627,7 +1628,7 @@ JUDGES: tuple[tuple[tuple[str, ...], Callable[[Wheel, Links], list[Finding]]], .
 FAMILY = Family("linkage", checks=tuple(on_links(codes, judge) for codes, judge in JUDGES))
 
 
-def check_linkage(wheel, rule=None, resolved: dict[str, dict[str, list[Resolution]]] | None = None) -> list[Finding]:
+def check_linkage(wheel: Wheel, rule: LinkageRule | None = None, resolved: dict[str, dict[str, list[Resolution]]] | None = None) -> list[Finding]:
     """Every check of the ``[linkage]`` table over ``wheel``, in the order of a report: this
     family's (WA501, WA502, WA505, WA507), :mod:`wheelaudit.checks.symbols`' (WA506) and
     :mod:`wheelaudit.checks.platform`'s (WA503, WA504).

@@ -116,7 +116,7 @@ def _arch_problem(b: Binary, pt: PlatformTag) -> str | None:
     return None
 
 
-def check_archs(wheel, loaded: Collection[str] | None = None, never: Collection[str] = ()) -> list[Finding]:
+def check_archs(wheel: Wheel, loaded: Collection[str] | None = None, never: Collection[str] = ()) -> list[Finding]:
     """WA503 for every ok binary of ``wheel`` against every platform tag. ``loaded``: the
     binaries the system's loader loads when the wheel is used (its extension modules, executables
     and what they link: :func:`wheelaudit.checks.extension.loaded_binaries`); the others, which only
@@ -368,7 +368,7 @@ def _check_minos_family(b: Binary, mac: list[PlatformTag], os_words: str, env: s
         hint=f"rebuild with {env}={target}, or tag the wheel {tag} (the lowest tag every slice passes)")]
 
 
-def check_versions(wheel) -> list[Finding]:
+def check_versions(wheel: Wheel) -> list[Finding]:
     """WA504 for every ok binary of ``wheel``."""
     out: list[Finding] = []
     plats = wheel_platforms(wheel)
@@ -387,7 +387,7 @@ def check_versions(wheel) -> list[Finding]:
     return out
 
 
-def check_platform(wheel, loaded: Collection[str] | None = None, never: Collection[str] = ()) -> list[Finding]:
+def check_platform(wheel: Wheel, loaded: Collection[str] | None = None, never: Collection[str] = ()) -> list[Finding]:
     """WA503 and WA504 for ``wheel`` (a :class:`wheelaudit.scan.Wheel`); ``loaded`` and ``never``
     as for :func:`check_archs`."""
     return check_archs(wheel, loaded, never) + check_versions(wheel)

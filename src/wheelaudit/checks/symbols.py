@@ -398,7 +398,7 @@ def _named_findings(wheel, resolved, exports: _Exports, fmt: str) -> list[Findin
     return out
 
 
-def check_unbound(wheel, resolved, rule=None) -> list[Finding]:
+def check_unbound(wheel: Wheel, resolved: dict[str, dict[str, list[Resolution]]], rule: object = None) -> list[Finding]:
     """WA506 over every binary of ``wheel``; ``resolved`` is
     :func:`wheelaudit.checks.linkage.resolve_wheel`'s answer (path -> arch -> [Resolution])."""
     if rule is not None and not getattr(rule, "check", True):
