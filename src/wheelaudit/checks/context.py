@@ -5,14 +5,17 @@ the report's library facts show). No file is opened here."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from wheelaudit.ruleset.conditions import Condition
 from wheelaudit.model.binary import Binary, Slice, Symbol
 from wheelaudit.model.finding import examples
 from wheelaudit.ruleset.globs import SymbolPattern
 from wheelaudit.checks.index import NameIndex, SymbolIndex, interest_of
-from wheelaudit.ruleset.load import ComponentRule, Ruleset
 from wheelaudit.model.wheel import Wheel
+
+if TYPE_CHECKING:  # (annotations only: the rules' types)
+    from wheelaudit.ruleset.load import ComponentRule, Ruleset
 
 __all__ = ["Context", "LibraryEvidence", "SliceEvidence", "library_evidence", "origin_of", "component_definers",
            "is_exempt", "EXAMPLES"]

@@ -8,12 +8,16 @@ returns findings; :data:`FAMILY` runs them over every rule of the ruleset, table
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from wheelaudit.model.finding import Finding, examples
 from wheelaudit.ruleset.globs import Glob, matches_list
 from wheelaudit.checks.base import Check, Family
 from wheelaudit.checks.context import EXAMPLES, Context, LibraryEvidence, origin_of, component_definers, is_exempt
 from wheelaudit.checks.extension import is_extension_module
-from wheelaudit.ruleset.load import BinaryRule, ComponentRule, FileRule, LibrariesRule, MetadataRule
+
+if TYPE_CHECKING:  # (annotations only: the rules' types)
+    from wheelaudit.ruleset.load import BinaryRule, ComponentRule, FileRule, LibrariesRule, MetadataRule
 
 __all__ = ["FAMILY", "check_libraries", "check_component", "check_file", "check_binary", "check_metadata",
            "check_requirements_parse"]

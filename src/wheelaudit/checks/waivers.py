@@ -6,11 +6,14 @@ entries in :func:`wheelaudit.api.audit_wheels`)."""
 from __future__ import annotations
 
 import datetime as _dt
+from typing import TYPE_CHECKING
 
 from wheelaudit.checks.base import Family
 from wheelaudit.model.finding import Finding
 from wheelaudit.model.traits import WheelTraits
-from wheelaudit.ruleset.load import Waiver
+
+if TYPE_CHECKING:  # (annotations only: the rules' types)
+    from wheelaudit.ruleset.load import Waiver
 
 __all__ = ["FAMILY", "apply_waivers"]
 
