@@ -292,7 +292,7 @@ def smuggle(data: bytes, ws: Workspace) -> str:
         return "not-a-wheel"
     report = audit_wheels([w], ws.rules())
     codes = {f.code for r in report.wheels for f in r.findings}
-    codes |= {f.code for f in w.findings}
+    codes |= {d.code for d in w.defects}
     if flag == 1 and "WA002" not in codes:
         return "hole:smuggled local header without WA002"
     return "wa002" if "WA002" in codes else f"exit-{report.exit_code}"

@@ -21,7 +21,7 @@ sys.path.insert(0, str(HERE))
 from real_wheels import fetch  # noqa: E402
 
 from wheelaudit import audit_wheels, load_rules, scan  # noqa: E402
-from wheelaudit.checks.evaluate import Context, component_definers  # noqa: E402
+from wheelaudit.checks.context import Context, component_definers  # noqa: E402
 
 ROOT = HERE.parent
 RUNS = [

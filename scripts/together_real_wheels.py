@@ -31,7 +31,7 @@ from collections import Counter
 from pathlib import Path
 
 from wheelaudit import audit_wheels, load_rules, scan
-from wheelaudit.checks.evaluate import Context, component_definers
+from wheelaudit.checks.context import Context, component_definers
 from wheelaudit.scanner.together import merge_wheels
 
 ROOT = Path(__file__).resolve().parent.parent

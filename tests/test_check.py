@@ -53,7 +53,7 @@ def test_clean_wheels_pass_the_executorch_rules(fixture_wheels, et_rules, scenar
 
 def test_rules_examine_something_on_the_clean_wheel(fixture_wheels, et_rules):
     """A rule that passes because it matched nothing is a defect: check the evidence is there."""
-    from wheelaudit.checks.evaluate import Context, component_definers
+    from wheelaudit.checks.context import Context, component_definers
     from wheelaudit.scanner import scan
 
     wheel = scan(fixture_wheels["macos_clean"], strings=et_rules.strings())
@@ -183,7 +183,8 @@ def test_wa206_slices_disagree(fixture_wheels):
     # in the thin_one universal2 wheel etdump is arm64-only: nothing disagrees. Build the case from
     # a component whose sentinel only one slice defines: min OS differs, symbols are the same, so
     # use the facts directly.
-    from wheelaudit.checks.evaluate import Context, check_component
+    from wheelaudit.checks.context import Context
+    from wheelaudit.checks.rules import check_component
     from wheelaudit.scanner import scan
 
     wheel = scan(fixture_wheels["macos_universal2"])

@@ -46,7 +46,7 @@ def _facts(wheel):
                            [(x.name, x.demangled, x.binding, x.type) for x in s.locals]))
         libs.append((b.path, b.format, b.size, b.kind, b.error, slices))
     return (wheel.name, wheel.version, wheel.tags, wheel.files, libs,
-            [(f.code, f.message, f.subject, f.paths) for f in wheel.findings])
+            [(f.code, f.message, f.subject, f.paths) for f in wheel.defects])
 
 
 # --------------------------------------------------------------------------------------------
@@ -104,7 +104,7 @@ def test_a_corrupt_member_is_wa002_in_workers_too(fixture_wheels, tmp_path):
     bad.write_bytes(bytes(data))
     one, two = scan(bad, jobs=1), scan(bad, jobs=2)
     assert _facts(one) == _facts(two)
-    assert any(f.code == "WA002" and info.filename in f.message for f in one.findings)
+    assert any(f.code == "WA002" and info.filename in f.message for f in one.defects)
 
 
 # --------------------------------------------------------------------------------------------
@@ -131,7 +131,7 @@ def test_time_bound_reports_wa001(fixture_wheels, monkeypatch, jobs):
     victim = base.libraries[0].path
     monkeypatch.setattr(scan_read, "read_binary", _slow_reader(victim))
     wheel = scan(path, jobs=jobs, timeout=1.0)  # (without the bound: 60 s, and no WA001)
-    hit = [f for f in wheel.findings if f.code == "WA001"]
+    hit = [f for f in wheel.defects if f.code == "WA001"]
     assert [f.subject for f in hit] == [victim]
     assert "reading took longer than 1 s" in hit[0].message
     # every other binary was read as usual
@@ -146,7 +146,7 @@ def test_time_bound_kills_a_stuck_worker(fixture_wheels, monkeypatch):
     monkeypatch.setattr(scan_read, "read_binary", _slow_reader(victim, block_alarm=True))
     monkeypatch.setattr(scan_pool, "KILL_GRACE", 0.5)
     wheel = scan(path, jobs=2, timeout=0.5)  # (without the kill: 60 s, and no WA001)
-    assert [f.subject for f in wheel.findings if f.code == "WA001"] == [victim]
+    assert [f.subject for f in wheel.defects if f.code == "WA001"] == [victim]
     assert [b.path for b in wheel.libraries] == [b.path for b in base.libraries]
 
 

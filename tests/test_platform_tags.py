@@ -242,7 +242,7 @@ def _wheel(tag: str, *slices):
 ])
 def test_tag_model_on_facts(tag, arch, float_abi, ok):
     from wheelaudit.model.binary import Slice
-    from wheelaudit.platforms.tags import check_platform
+    from wheelaudit.checks.platform import check_platform
 
     found = [f for f in check_platform(_wheel(f"cp312-cp312-{tag}", Slice(arch=arch, float_abi=float_abi)))
              if f.code == "WA503"]

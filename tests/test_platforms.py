@@ -12,8 +12,8 @@ from packaging.tags import parse_tag
 
 from wheelaudit.platforms.traits import traits_from_tags
 from wheelaudit.model.binary import Binary, Slice
+from wheelaudit.checks.platform import check_platform
 from wheelaudit.platforms.tags import (
-    check_platform,
     highest_needs,
     manylinux_policy,
     musllinux_policy,

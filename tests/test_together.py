@@ -14,6 +14,7 @@ from wheel.wheelfile import WheelFile
 
 from wheelaudit import audit, load_rules
 from wheelaudit.cli.main import main
+from wheelaudit.checks.evaluate import evaluate
 from wheelaudit.checks.linkage import resolution_table
 from wheelaudit.ruleset.load import parse_rules
 from wheelaudit.scanner import scan
@@ -255,7 +256,7 @@ def test_wheels_for_different_platforms_cannot_be_installed_together(fixture_whe
 
 def test_the_same_path_in_two_wheels(extra):
     merged = scan_together([extra["shared_a"], extra["shared_b"]])
-    clashes = by_code(merged.findings, "WA002")
+    clashes = by_code(evaluate(merged, None), "WA002")
     # common/__init__.py is identical in both (one file once installed); common/config.py is not
     assert [(f.subject, f.paths) for f in clashes] == [("common/config.py", ["common/config.py"])]
     assert extra["shared_a"].name in clashes[0].message and extra["shared_b"].name in clashes[0].message
@@ -286,7 +287,7 @@ def test_merged_wheel_shape(fixture_wheels, extra):
     assert {lib.path for lib in merged.libraries} == {lib.path for lib in a.libraries} | {LIBMLX}
     assert merged.origins[LIBMLX] == mlx.name and merged.origins[DELEGATE] == et.name
     assert set(merged.requires_dist) == {"torch", "numpy", "executorch"}
-    assert a.origins == {} and b.findings == []  # the members are not modified
+    assert a.origins == {} and b.defects == []  # the members are not modified
     assert merged.owners("executorch::backends::mlx::MLXBackend::init") == [DELEGATE, LIBMLX]
 
 

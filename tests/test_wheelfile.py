@@ -61,12 +61,12 @@ def layouts(fixture_wheels, tmp_path_factory):
 
 def test_the_three_layouts_give_the_same_facts(layouts):
     ref = scan(layouts["whl"])
-    assert ref.libraries and not ref.findings
+    assert ref.libraries and not ref.defects
     for kind in ("unpacked", "installed"):
         w = scan(layouts[kind])
         assert facts(w) == facts(ref), kind
         assert (w.name, w.version, w.tags) == (ref.name, ref.version, ref.tags), kind
-        assert not w.findings, (kind, [f.message for f in w.findings])
+        assert not w.defects, (kind, [f.message for f in w.defects])
     installed = scan(layouts["installed"])
     assert "executorch.libs/README" in installed.files  # the distribution's other top-level entry
     assert not any(f.startswith("other/") for f in installed.files)  # another distribution
@@ -80,7 +80,7 @@ def test_record_is_checked_in_a_tree_too(layouts, tmp_path):
     victim = tree / "executorch" / "lib" / "libexecutorch.dylib"
     victim.write_bytes(victim.read_bytes() + b"\0")
     w = scan(tree)
-    msgs = [f.message for f in w.findings if f.code == "WA002"]
+    msgs = [f.message for f in w.defects if f.code == "WA002"]
     assert any("libexecutorch.dylib" in m and "hash" in m for m in msgs)
 
 
@@ -263,7 +263,7 @@ def test_odd_archives_end_in_findings_or_not_a_wheel(case, tmp_path, capsys):
         return
     assert rc in (0, 1)
     one, two = scan(p, jobs=1), scan(p, jobs=2)
-    assert [(f.code, f.message) for f in one.findings] == [(f.code, f.message) for f in two.findings]
+    assert [(f.code, f.message) for f in one.defects] == [(f.code, f.message) for f in two.defects]
     assert facts(one) == facts(two)
 
 

@@ -128,13 +128,13 @@ def audit_wheels(wheels: Sequence[Wheel], ruleset: Ruleset | None, *, select: It
         results.append((w, findings))
         libraries.append(describe_libraries(w, per_wheel, context=ctx))
     for old in unmatched:
-        from wheelaudit.checks.evaluate import apply_waivers
+        from wheelaudit.checks.waivers import apply_waivers
         from wheelaudit.checks.release.baseline import missing_counterpart
 
         results.append((old, apply_waivers([missing_counterpart(old)], on_baseline, today, old.traits)))
         libraries.append([])
     if release:
-        from wheelaudit.checks.evaluate import apply_waivers
+        from wheelaudit.checks.waivers import apply_waivers
 
         whole = _release_entry(wheels)
         results.append((whole, apply_waivers(_release_findings(wheels, ruleset), on_release, today, whole.traits)))

@@ -330,9 +330,9 @@ def _state(config: pytest.Config) -> _State:
 
 
 def _fresh(wheel: Wheel) -> Wheel:
-    """A shallow copy of ``wheel`` with copies of its scan findings: evaluation marks findings
-    (rule, waived) in place, and a cached scan is evaluated more than once."""
-    return dataclasses.replace(wheel, findings=[dataclasses.replace(f) for f in wheel.findings])
+    """A shallow copy of ``wheel``: a cached scan is evaluated more than once, and an evaluation
+    sets what it learns on the wheel (``optional_modules``)."""
+    return dataclasses.replace(wheel, defects=list(wheel.defects))
 
 
 def _expand(entry: str, base: Path, where: str) -> list[Path]:

@@ -46,7 +46,7 @@ from wheelaudit.archive.record import RECORD_LIMIT, RecordChecker
 from wheelaudit.archive.source import WheelSource, read_small_file
 from wheelaudit.archive.zipdir import Member
 from wheelaudit.binary import MAGIC_SIZE, detect
-from wheelaudit.model.finding import Finding
+from wheelaudit.model.defects import Defect
 from wheelaudit.model.messages import examples, plural
 
 __all__ = ["NotAnEnvironment", "Site", "Environment", "InstalledDist", "locate", "installed_dists", "NEVER_NATIVE"]
@@ -224,7 +224,7 @@ class InstalledDist(WheelSource):
     ``record`` is its RECORD, path -> (hash, size), keyed by the paths ``files()`` uses."""
 
     def __init__(self, site: Site, dist_info: str, checker: RecordChecker,
-                 files: list[Member], native: list[Member], problems: list[Finding]) -> None:
+                 files: list[Member], native: list[Member], problems: list[Defect]) -> None:
         super().__init__(site.path / dist_info, site.path, native, problems, set())
         self.site = site
         self.dist_info = dist_info
@@ -245,7 +245,7 @@ class InstalledDist(WheelSource):
         return self._checker
 
 
-def installed_dists(site: Site, notes: list[str], problems: list[Finding] | None = None) -> list[InstalledDist]:
+def installed_dists(site: Site, notes: list[str], problems: list[Defect] | None = None) -> list[InstalledDist]:
     """Every ``*.dist-info`` of ``site`` opened, sorted by name; a distribution that cannot be
     audited is a WA002 in ``problems``; what is only worth saying is in ``notes``."""
     problems = [] if problems is None else problems
@@ -267,14 +267,14 @@ def installed_dists(site: Site, notes: list[str], problems: list[Finding] | None
 
 
 def open_installed(site: Site, dist_info: str, notes: list[str],
-                   skips: list[Finding] | None = None) -> InstalledDist | None:
+                   skips: list[Defect] | None = None) -> InstalledDist | None:
     """One installed distribution, or None (a WA002 in ``skips``) when its RECORD is missing,
     not a regular file, over its limit or unreadable: its files cannot be told, so none is audited."""
     record = site.path / dist_info / "RECORD"
 
     def skipped(why: str) -> None:
         if skips is not None:
-            skips.append(Finding("WA002", f"{dist_info} is not audited: {why}", subject=f"{dist_info}/RECORD",
+            skips.append(Defect("WA002", f"{dist_info} is not audited: {why}", subject=f"{dist_info}/RECORD",
                                     paths=[f"{dist_info}/RECORD"]))
 
     try:
@@ -300,10 +300,10 @@ def open_installed(site: Site, dist_info: str, notes: list[str],
         return None
     checker = RecordChecker(dist_info, text, zip=False)
     if checker.rows is None:
-        why = checker.findings[0].message if checker.findings else "not valid CSV"
+        why = checker.defects[0].message if checker.defects else "not valid CSV"
         skipped(f"its RECORD cannot be used ({why})")
         return None
-    checker.findings.clear()
+    checker.defects.clear()
 
     depth = _depth(site)
     base = str(site.path)
@@ -342,10 +342,10 @@ def open_installed(site: Site, dist_info: str, notes: list[str],
         if _may_be_native(rel, dist_info) and _is_native(os.path.join(base, rel)):
             native.append(m)
 
-    problems: list[Finding] = []
+    problems: list[Defect] = []
     if missing:
         where_record = f"{dist_info}/RECORD"
-        problems.append(Finding(
+        problems.append(Defect(
             "WA002",
             f"RECORD lists {plural(len(missing), 'file')} that {'are' if len(missing) != 1 else 'is'}"
             f" not installed: {examples(missing, 5)} (removed after installing, or another distribution's"
@@ -359,7 +359,7 @@ def open_installed(site: Site, dist_info: str, notes: list[str],
 
     odd_native = [p for p in odd if native_name(p)]
     if odd_native:  # (a library that is a link, or not a file: not audited)
-        problems.append(Finding(
+        problems.append(Defect(
             "WA002", f"{dist_info}: {len(odd_native)} native binar{'ies' if len(odd_native) != 1 else 'y'} RECORD lists"
             f" {'are' if len(odd_native) != 1 else 'is'} not a regular file (a link?), not audited:"
             f" {examples(odd_native, 3)}", subject=f"{dist_info}/RECORD", paths=sorted(odd_native)))
@@ -413,7 +413,7 @@ def _is_native(path: str) -> bool:
 
 
 
-def unlisted_native(site: Site, dists: list[InstalledDist], limit: int = 500_000) -> list[Finding]:
+def unlisted_native(site: Site, dists: list[InstalledDist], limit: int = 500_000) -> list[Defect]:
     """WA002 for the native binaries (by name) in the site folder that no RECORD lists: a library
     installed or swapped in behind the installer's back, or one a RECORD omits, is never audited,
     so it is said. The folder is listed (no file is opened), without recursion, skipping the
@@ -449,17 +449,17 @@ def unlisted_native(site: Site, dists: list[InstalledDist], limit: int = 500_000
             except OSError:
                 continue
         stack.extend(reversed(subdirs))
-    out: list[Finding] = []
+    out: list[Defect] = []
     if found:
-        out.append(Finding(
+        out.append(Defect(
             "WA002", f"{len(found)} native binar{'ies' if len(found) != 1 else 'y'} in {site.path} that no RECORD "
             f"lists: {examples(found, 5)} (copied in or swapped after installing, or "
             "a RECORD that omits it): not audited", subject=found[0], paths=found[:1000]))
     if unlistable:
-        out.append(Finding("WA002", f"{site.path}: {plural(len(unlistable), 'folder')} "
+        out.append(Defect("WA002", f"{site.path}: {plural(len(unlistable), 'folder')} "
                            f"cannot be listed, so what {'they hold' if len(unlistable) != 1 else 'it holds'} is not "
                            f"audited: {examples(unlistable, 3)}", subject=str(site.path)))
     if stack and seen >= limit:
-        out.append(Finding("WA002", f"{site.path}: more than {limit} entries; the "
+        out.append(Defect("WA002", f"{site.path}: more than {limit} entries; the "
                            "search for native binaries no RECORD lists stopped there", subject=str(site.path)))
     return out

@@ -9,7 +9,7 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path
 
-from wheelaudit.model.finding import Finding
+from wheelaudit.model.defects import Defect
 from wheelaudit.archive.errors import NotAWheel, NoWheels
 from wheelaudit.archive.limits import MAX_MEMBERS
 from wheelaudit.archive.members import MemberError, MemberReader
@@ -30,7 +30,7 @@ class WheelSource:
     refused: set[str]
     dist_info: str | None
 
-    def __init__(self, path: Path, root: Path | None, members: list[Member], problems: list[Finding],
+    def __init__(self, path: Path, root: Path | None, members: list[Member], problems: list[Defect],
                  refused: set[str]) -> None:
         self.path, self.root, self.members, self.refused = path, root, members, refused
         self.by_path = {m.path: m for m in members}
@@ -129,16 +129,16 @@ def _is_zip_sdist(names: list[str]) -> bool:
     return any(n == "PKG-INFO" or (n.count("/") == 1 and n.endswith("/PKG-INFO")) for n in names)
 
 
-def _tree_members(path: Path) -> tuple[Path, list[Member], list[Finding]]:
+def _tree_members(path: Path) -> tuple[Path, list[Member], list[Defect]]:
     """The regular files of a tree, walked without recursion (any depth), in a stable order. A
     folder that cannot be listed or an entry that cannot be looked at (no permission, a path past
     the system's limit) is a WA002 finding: what cannot be audited is never a silent pass."""
     root, only = _dir_root(path)
     members: list[Member] = []
-    problems: list[Finding] = []
+    problems: list[Defect] = []
 
     def cannot(rel: str, what: str, exc: OSError) -> None:
-        problems.append(Finding("WA002", f"{rel or '.'}: cannot {what} ({exc.strerror or exc}); what it holds "
+        problems.append(Defect("WA002", f"{rel or '.'}: cannot {what} ({exc.strerror or exc}); what it holds "
                                 "was not audited", subject=rel or ".", paths=[rel] if rel else []))
 
     stack = [""]  # folders to list, relative to root (POSIX)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from operator import attrgetter
 from pathlib import Path
 
-from wheelaudit.model.finding import Finding
+from wheelaudit.model.defects import Defect
 from wheelaudit.archive.errors import NotAWheel
 from wheelaudit.archive.limits import MAX_MEMBER_SIZE, MAX_MEMBERS, MAX_RATIO, MAX_TOTAL_RATIO, RATIO_FLOOR, TOTAL_RATIO_FLOOR
 from wheelaudit.archive.names import unsafe_member_name
@@ -44,7 +44,7 @@ class Member:
 @dataclass
 class ZipDirectory:
     members: list[Member]
-    problems: list[Finding]  # WA002 for every entry that was refused
+    problems: list[Defect]  # WA002 for every entry that was refused
     refused: set[str]  # their names
 
 
@@ -72,13 +72,13 @@ def read_zip_directory(path: Path) -> ZipDirectory:
     if len(infos) > MAX_MEMBERS:
         raise NotAWheel(f"{path}: {len(infos)} members (limit {MAX_MEMBERS})")
 
-    problems: list[Finding] = []
+    problems: list[Defect] = []
     refused: set[str] = set()
     members: list[Member] = []
     seen: set[str] = set()
 
     def refuse(name: str, why: str) -> None:
-        problems.append(Finding("WA002", why, subject=name, paths=[name]))
+        problems.append(Defect("WA002", why, subject=name, paths=[name]))
         refused.add(name)
 
     raw_names = {id(info): _raw_name(info) for info in infos}
@@ -89,13 +89,13 @@ def read_zip_directory(path: Path) -> ZipDirectory:
         raise NotAWheel(f"{path}: cannot read ({exc.strerror or exc})") from None
     # (said and never read; not among the refused names, which may be a listed member's too)
     for at, name in hidden[:MAX_HIDDEN_REPORTED]:
-        problems.append(Finding("WA002", f"a local header at byte {at} (member {name!r}) is not listed in the "
+        problems.append(Defect("WA002", f"a local header at byte {at} (member {name!r}) is not listed in the "
                                 "central directory: an installer that reads the zip from its start would "
                                 "install a file that was never audited; it was not read",
                                 subject=name, paths=[name]))
     if len(hidden) > MAX_HIDDEN_REPORTED:
         more = len(hidden) - MAX_HIDDEN_REPORTED
-        problems.append(Finding("WA002", f"{more} more local headers are not listed in the central directory; "
+        problems.append(Defect("WA002", f"{more} more local headers are not listed in the central directory; "
                                 "they were not read", subject=f"{more} more"))
     for info in infos:
         raw = info.orig_filename  # (zipfile cuts ``filename`` at a NUL; the archive says this)

@@ -20,7 +20,7 @@ the wheel's tags, parsed by :mod:`packaging.tags`:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -29,6 +29,8 @@ from wheelaudit.checks.extension import is_extension_module
 from wheelaudit.model.binary import MACHO_EXECUTABLE, MACHO_FLAT
 from wheelaudit.model.finding import Finding
 from wheelaudit.model.messages import human_size
+from wheelaudit.model.wheel import Wheel
+from wheelaudit.checks.base import Check, Family
 from wheelaudit.platforms.tags import parse_platform
 
 if TYPE_CHECKING:
@@ -215,7 +217,7 @@ def check_libpython(wheel) -> list[Finding]:
     """WA603: extension modules (ELF, Mach-O) that link libpython. (PE modules must import
     ``python3X.dll``: that is how Windows works; so do Android's and iOS's link the interpreter's
     library: wheels tagged only for those are not checked.)"""
-    out = []
+    out: list[Finding] = []
     from wheelaudit.platforms.tags import wheel_platforms
 
     plats = wheel_platforms(wheel)
@@ -484,13 +486,24 @@ def check_stable_abi(wheel) -> list[Finding]:
 
 #: the checks that hold a binary to its wheel's tags (wheels merged by ``--together``: each member's own)
 TAG_CHECKS = (check_stable_abi, check_suffixes)
-CHECKS = (check_stable_abi, check_suffixes, check_libpython, check_debug_info, check_exec_stack, check_signatures,
-          check_textrel, check_isa_level)
+
+#: the checks of this family: (codes, judge), in code order (the order of a report); all on by default
+JUDGES: tuple[tuple[tuple[str, ...], Callable[[Wheel], list[Finding]]], ...] = (
+    (("WA601",), check_stable_abi),
+    (("WA602",), check_suffixes),
+    (("WA603",), check_libpython),
+    (("WA604",), check_debug_info),
+    (("WA606",), check_exec_stack),
+    (("WA607",), check_signatures),
+    (("WA608",), check_textrel),
+    (("WA609",), check_isa_level),
+)
+FAMILY = Family("abi", checks=tuple(Check.on_wheel(codes, judge) for codes, judge in JUDGES))
 
 
-def check_abi(wheel) -> list[Finding]:
+def check_abi(wheel: Wheel) -> list[Finding]:
     """Every WA6xx built-in check over ``wheel``, in code order."""
     findings: list[Finding] = []
-    for check in CHECKS:
-        findings += check(wheel)
+    for _codes, judge in JUDGES:
+        findings += judge(wheel)
     return findings

@@ -18,14 +18,18 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wheelaudit.model.finding import Finding, Severity
 from wheelaudit.model.messages import examples
 from wheelaudit.model.globs import Glob
 from wheelaudit.model.surface import Declaration, ImportedTarget, PkgConfigFile, Ref, Surface
+from wheelaudit.checks.base import Check, Family
 
-__all__ = ["check_surface", "missing_files", "absolute_paths", "soname_mismatches", "missing_includes",
+if TYPE_CHECKING:
+    from wheelaudit.checks.context import Context
+
+__all__ = ["FAMILY", "check_surface", "missing_files", "absolute_paths", "soname_mismatches", "missing_includes",
            "undeclared_targets", "CMakeComponent", "Declaration"]
 
 _LIB_SUFFIXES = (".so", ".a", ".dylib", ".tbd")
@@ -342,3 +346,11 @@ def evaluate_consumer(wheel: Any, ruleset: Any = None) -> list[Finding]:
 
         declarations = read_declarations(wheel.files, surface.texts.get, cmake.config, cmake.declares, cmake.namespace)
     return check_surface(surface, wheel.files, identities, components=components, declarations=declarations)
+
+
+def consumer_surface(ctx: Context) -> list[Finding]:
+    """WA701-WA705: the wheel's CMake and pkg-config files, and the components' ``cmake-target``."""
+    return evaluate_consumer(ctx.wheel, ctx.ruleset)
+
+
+FAMILY = Family("consumer", checks=(Check(("WA701", "WA702", "WA703", "WA704", "WA705"), consumer_surface),))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from wheelaudit.checks.evaluate import Context, is_exempt
+from wheelaudit.checks.context import Context, is_exempt
 from wheelaudit.model.library import ComponentMark, LibraryFacts, ResolvedDependency
 
 if TYPE_CHECKING:

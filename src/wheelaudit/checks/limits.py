@@ -6,12 +6,18 @@ For an unpacked tree, or wheels audited together, ``wheel-compressed`` is not ch
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from wheelaudit.model.finding import Finding
 from wheelaudit.model.messages import human_size
 from wheelaudit.model.wheel import Wheel
 from wheelaudit.ruleset.model import LimitsRule
+from wheelaudit.checks.base import Check, Family
 
-__all__ = ["check_limits", "human_size"]
+if TYPE_CHECKING:
+    from wheelaudit.checks.context import Context
+
+__all__ = ["FAMILY", "check_limits", "human_size"]
 
 #: offenders named in a message (every one is in the finding's ``paths``)
 SHOWN = 3
@@ -82,3 +88,11 @@ def check_limits(wheel: Wheel, limits: LimitsRule | None) -> list[Finding]:
         if big:
             out.append(_over(wheel, f"file-glob {gl.glob.pattern}", big, gl.max))
     return out
+
+
+def size_budgets(ctx: Context) -> list[Finding]:
+    """WA605: the size budgets of ``[limits]``."""
+    return check_limits(ctx.wheel, ctx.ruleset.limits if ctx.ruleset is not None else None)
+
+
+FAMILY = Family("limits", checks=(Check(("WA605",), size_budgets),))

@@ -1,4 +1,6 @@
-"""Linkage: will the libraries find each other once installed? (WA501, WA502, WA505)
+"""Linkage: will the libraries find each other once installed? The ``linkage`` family: WA501,
+WA502, WA505, WA507; its resolution (:class:`Links`) is shared with the ``symbols`` (WA506) and
+``platform`` (WA503, WA504) families, which the ``[linkage]`` table turns off with it.
 
 Dependencies are resolved the way the loaders resolve them, inside the wheel's tree as it will
 be installed (every path relative to site-packages, the wheel's root; ``*.data/purelib`` and
@@ -37,10 +39,11 @@ from __future__ import annotations
 
 import posixpath
 import re
-from functools import lru_cache
+from functools import cache
 from collections import deque
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from packaging.utils import canonicalize_name
 
@@ -50,11 +53,19 @@ from wheelaudit.platforms import policydata, providers
 from wheelaudit.platforms.requirements import marker_extras
 from wheelaudit.model.binary import Binary, Dependency, Slice
 from wheelaudit.load import LoadModel, is_extension_module, load_model
-from wheelaudit.model.finding import Finding, examples
+from wheelaudit.model.finding import Finding, Severity, examples
 from wheelaudit.model import messages
 from wheelaudit.model.globs import Glob
+from wheelaudit.model.wheel import Wheel
+from wheelaudit.checks.base import Check, Family
+
+if TYPE_CHECKING:
+    from wheelaudit.checks.context import Context
+    from wheelaudit.ruleset.model import LinkageRule
 
 __all__ = [
+    "FAMILY",
+    "Links",
     "check_linkage",
     "resolution_table",
     "resolve_wheel",
@@ -118,7 +129,7 @@ class _Rules:
     # the ELF allowlist, made when an ELF binary first asks (a macOS wheel's check never does,
     # so it never builds the newest manylinux policy's globs)
     _elf: tuple[list[Glob], str] | None = field(default=None, repr=False, compare=False)
-    _wheel: object = field(default=None, repr=False, compare=False)
+    _wheel: Any = field(default=None, repr=False, compare=False)
     macho_defaults: list[Glob] = field(default_factory=lambda: [_glob(g) for g in MACOS_SYSTEM_GLOBS])
     shapes: list[Glob] = field(default_factory=lambda: [_glob(g) for g in BUILD_MACHINE_SHAPES])
     # answers already given (a big wheel asks about the same few dependencies again and again)
@@ -438,11 +449,11 @@ class Resolution:
     path: str | None = None
     external: str | None = None
     dist: str | None = None
-    tried: list[str] = field(default_factory=list)
+    tried: Sequence[str] = field(default_factory=list)
     reason: str | None = None
     hint: str | None = None
     #: the rpath entries this lookup consulted, in order: (binary, kind, entry)
-    consulted: list[tuple[str, str, str]] = field(default_factory=list)
+    consulted: Iterable[tuple[str, str, str]] = field(default_factory=list)
     #: an absolute (build-machine) directory the loader tries before the system's copy
     build_path: str | None = None
     #: a system DLL in-box only from this Windows on, newer than the oldest the wheel runs on
@@ -555,7 +566,7 @@ class _Tried(Sequence[str]):
     def __len__(self) -> int:
         return self._n
 
-    def __getitem__(self, i):  # type: ignore[override]
+    def __getitem__(self, i):
         if isinstance(i, slice):
             return [self[k] for k in range(*i.indices(self._n))]
         if i < 0:
@@ -756,7 +767,7 @@ class _Resolver:
 
     # -- one dependency ---------------------------------------------------------------------
 
-    def _finish(self, b: Binary, dep: Dependency, tried: list[str], reason: str | None = None,
+    def _finish(self, b: Binary, dep: Dependency, tried: Sequence[str], reason: str | None = None,
                 hint: str | None = None) -> Resolution:
         """After looking inside the wheel in vain: an image already loaded in every context
         ``b`` is loaded in (the load model), a folder the package's launcher puts in the loader's
@@ -806,15 +817,15 @@ class _Resolver:
                 return Resolution(dep, "external", external=cand)
             tried.append(f"{cand} ({search.label}: an absolute path, not inside the wheel)")
             return None
-        cand = _normalize(_join(search.directory, rest))
-        assert cand is not None
-        hit = self.layout.lookup(cand, elf)
+        inside = _normalize(_join(search.directory, rest))
+        assert inside is not None
+        hit = self.layout.lookup(inside, elf)
         if hit is not None:
             return Resolution(dep, "inside", path=hit.path)
-        if cand.startswith(".."):
-            tried.append(f"{cand} ({search.label}: {_OUTSIDE})")
+        if inside.startswith(".."):
+            tried.append(f"{inside} ({search.label}: {_OUTSIDE})")
         else:
-            tried.append(f"{_show(cand)} ({search.label})")
+            tried.append(f"{_show(inside)} ({search.label})")
         return None
 
     def resolve_elf(self, b: Binary, s: Slice, dep: Dependency) -> Resolution:
@@ -940,7 +951,7 @@ class _Resolver:
         if own is None or len(dirs) < 2:
             return dirs
         if not hasattr(self, "_folder_origin"):
-            self._folder_origin = {}
+            self._folder_origin: dict[str, str] = {}
             for path, origin in origins.items():
                 self._folder_origin.setdefault(posixpath.dirname(path), origin)
         return sorted(dirs, key=lambda d: self._folder_origin.get(d) != own)
@@ -1043,9 +1054,10 @@ def _shipped_as(wheel, name: str) -> str | None:
     return names[1].get(base) or names[2].get(base.lower())
 
 
-def _wa501(wheel, rules: _Rules, resolved: dict[str, dict[str, list[Resolution]]], loaded: Collection[str]) -> list[Finding]:
-    """One WA501 per unresolved dependency: every binary that needs it in ``paths``, the route
+def unresolved_dependencies(wheel: Wheel, links: Links) -> list[Finding]:
+    """WA501, one per unresolved dependency: every binary that needs it in ``paths``, the route
     tried (of the first) in the message."""
+    rules, resolved, loaded = links.rules, links.resolved, links.loaded
     by_path = {b.path: b for b in wheel.libraries}
     # dependency name -> binary -> (resolution, archs)
     from wheelaudit.checks.abi import links_libpython
@@ -1201,8 +1213,8 @@ def _optional_hint(dist: str) -> str:
             f"(Requires-Dist: {dist}; extra == \"...\")")
 
 
-def _wa505_table(wheel, resolved: dict[str, dict[str, list[Resolution]]], rules: _Rules,
-                 loaded: Collection[str]) -> list[Finding]:
+def _table_providers_not_required(wheel, resolved: dict[str, dict[str, list[Resolution]]], rules: _Rules,
+                                   loaded: Collection[str]) -> list[Finding]:
     """One WA505 per distribution the provider table names but the wheel does not require:
     every library it would provide, every binary that needs one."""
     need: dict[str, tuple[list[str], list[str], str, list[str]]] = {}
@@ -1222,7 +1234,7 @@ def _wa505_table(wheel, resolved: dict[str, dict[str, list[Resolution]]], rules:
             guard = (f"nothing in the wheel links {'this binary' if len(paths) == 1 else 'these binaries'} and no "
                      "importer takes them: loaded by path, by code that may load them only where the libraries "
                      "are installed")
-        severity = "warning" if guard or all(map(rules.declared_optional, libs)) else None
+        severity: Severity | None = "warning" if guard or all(map(rules.declared_optional, libs)) else None
         need_s = f"{examples(paths, 2)} need{'s' if len(paths) == 1 else ''} {examples(libs, 6)}, {note}: "
         if extras:  # the project made them opt-in: `pip install NAME[extra]` brings them
             extra = next((x for x in extras if x in dist), extras[0])  # (kivy[gstreamer] for kivy-deps-gstreamer)
@@ -1242,9 +1254,12 @@ def _wa505_table(wheel, resolved: dict[str, dict[str, list[Resolution]]], rules:
     return out
 
 
-def _wa505(wheel, resolved: dict[str, dict[str, list[Resolution]]], rules: _Rules, loaded: Collection[str]) -> list[Finding]:
+def providers_not_required(wheel: Wheel, links: Links) -> list[Finding]:
+    """WA505: a dependency a distribution provides (the provider table, ``provided-by``) that the
+    wheel does not require."""
+    resolved = links.resolved
     plain, extra_only = _required_dists(wheel)
-    out: list[Finding] = _wa505_table(wheel, resolved, rules, loaded)
+    out: list[Finding] = _table_providers_not_required(wheel, resolved, links.rules, links.loaded)
     for path, per_arch in resolved.items():
         need: dict[str, list[str]] = {}
         for rs in per_arch.values():
@@ -1309,13 +1324,13 @@ class _RpathVerdict:
     case: str  # a short sentence of why, shared by every entry of the same case
 
 
-@lru_cache(maxsize=None)
+@cache
 def _globs(patterns: tuple[str, ...]) -> tuple[Glob, ...]:
     """A module constant's globs, compiled once."""
     return tuple(_glob(p) for p in patterns)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _piece(pattern: str) -> str:
     """The longest run of plain characters of a glob: text any match contains (a cheap test
     before the glob's own, for the many entries of a hostile binary)."""
@@ -1399,9 +1414,10 @@ def _rpath_verdict(entry: str, fmt: str, rules: _Rules, reached: set[str]) -> _R
     return _RpathVerdict("warning", "an absolute directory of the build machine that no lookup reaches")
 
 
-def _wa502(wheel, rules: _Rules, resolved: dict[str, dict[str, list[Resolution]]]) -> list[Finding]:
+def external_rpaths(wheel: Wheel, links: Links) -> list[Finding]:
     """WA502 by consequence (:func:`_rpath_verdict`), one finding per cause: the entries of one
     verdict in one binary together, and the binaries with the same entries and verdict together."""
+    rules, resolved = links.rules, links.resolved
     by_path = {b.path: b for b in wheel.libraries}
     reached = _reach(resolved, by_path)
     # binary -> (severity, case) -> [(kind, entry)]
@@ -1423,12 +1439,12 @@ def _wa502(wheel, rules: _Rules, resolved: dict[str, dict[str, list[Resolution]]
         for (severity, case), entries in verdicts.items():
             groups.setdefault((severity, case, tuple(entries)), []).append(path)
     out: list[Finding] = []
-    for (severity, case, entries), paths in groups.items():
-        shown = ", ".join(f"{_KIND_LABEL[k]} '{e}'" for k, e in entries)
+    for (severity, case, shared), paths in groups.items():
+        shown = ", ".join(f"{_KIND_LABEL[k]} '{e}'" for k, e in shared)
         who = paths[0] if len(paths) == 1 else f"{len(paths)} binaries ({examples(paths, 2)})"
-        plural = "entries" if len(entries) > 1 else "entry"
+        plural = "entries" if len(shared) > 1 else "entry"
         out.append(Finding("WA502", f"{who}: rpath {plural} {shown}: {case}",
-                           subject=entries[0][1] if len(entries) == 1 else shown, paths=sorted(paths),
+                           subject=shared[0][1] if len(shared) == 1 else shown, paths=sorted(paths),
                            rule=RULE, severity_override=severity))  # type: ignore[arg-type]
     return out
 
@@ -1445,9 +1461,10 @@ def _version(text: str | None) -> tuple[int, ...] | None:
 _MUTEX_ABI = (14, 40)
 
 
-def _wa507(wheel, resolved: dict[str, dict[str, list[Resolution]]]) -> list[Finding]:
-    """A vendored msvcp140*.dll older than the toolset (PE linker version) of a binary that
+def stale_vendored_runtimes(wheel: Wheel, links: Links) -> list[Finding]:
+    """WA507: a vendored msvcp140*.dll older than the toolset (PE linker version) of a binary that
     imports it."""
+    resolved = links.resolved
     by_path = {b.path: b for b in wheel.libraries}
     out: list[Finding] = []
     stale: dict[str, list[tuple[str, tuple[int, ...]]]] = {}
@@ -1478,21 +1495,85 @@ def _wa507(wheel, resolved: dict[str, dict[str, list[Resolution]]]) -> list[Find
     return out
 
 
-def check_linkage(wheel, rule=None, resolved: dict[str, dict[str, list[Resolution]]] | None = None) -> list[Finding]:
-    """WA501, WA502, WA505, WA507, WA506 (:mod:`wheelaudit.checks.symbols`) and (from
-    :func:`wheelaudit.platforms.tags.check_platform`) WA503, WA504.
+# --------------------------------------------------------------------------------------------
+# A dependency satisfied by another wheel: the needing wheel must require the providing one
 
-    ``rule`` is the ruleset's ``[linkage]`` table (:class:`wheelaudit.ruleset.load.LinkageRule`) or
-    None for the defaults, which need no configuration. ``check = false`` turns all of it off.
-    ``resolved``: :func:`resolve_wheel` of the same wheel and rule, when the caller has it already.
-    """
+
+def cross_wheel_links(merged: Wheel) -> dict[tuple[str, str], list[tuple[str, str]]]:
+    """For wheels installed together (``merged``, whose ``origins`` name the wheel of every path):
+    each binary that needs a library another wheel ships, as (binary, the shipping wheel's label)
+    -> [(dependency, the path it resolves to)]. A fact of the tree as merged, recorded by
+    :func:`wheelaudit.scanner.together.merge_wheels`; :func:`members_not_required` judges it."""
+    needs: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for path, per_arch in resolve_wheel(merged).items():
+        src = merged.origins.get(path)
+        for rs in per_arch.values():
+            for r in rs:
+                if r.status != "inside" or r.path is None:
+                    continue
+                dst = merged.origins.get(r.path)
+                if src is None or dst is None or dst == src:
+                    continue
+                lst = needs.setdefault((path, dst), [])
+                if (r.dependency.name, r.path) not in lst:
+                    lst.append((r.dependency.name, r.path))
+    return needs
+
+
+def members_not_required(needs: dict[tuple[str, str], list[tuple[str, str]]], origins: dict[str, str],
+                         wheels: Sequence[Wheel], labels: Sequence[str]) -> list[Finding]:
+    """WA505 for wheels installed together (``wheels``, named by ``labels``; ``origins``: the
+    wheel of every path): a binary of one wheel that needs a library another wheel ships
+    (``needs``, :func:`cross_wheel_links`), where the needing wheel does not require the
+    providing one."""
+    by_label = dict(zip(labels, wheels, strict=True))
+    out: list[Finding] = []
+    for (path, dst), deps in sorted(needs.items()):
+        src = origins[path]
+        needer, provider = by_label[src], by_label[dst]
+        plain, extra_only = _required_dists(needer)
+        dist = canonicalize_name(provider.name)
+        if dist in plain:
+            continue
+        extras = extra_only.get(dist)
+        why = (f"{needer.name} requires {provider.name} only with extra {', '.join(sorted(set(extras)))}" if extras
+               else f"{needer.name}'s METADATA has no Requires-Dist: {provider.name}")
+        shown = examples([f"{d} (-> {t})" for d, t in deps], 3)
+        out.append(Finding(
+            "WA505",
+            f"{path} ({src}) needs {shown}, which {dst} ships; here the wheels are installed together, but"
+            f" {why}, so installing {needer.name} without it breaks. Add Requires-Dist: {provider.name}",
+            subject=path, paths=[path] + sorted({t for _d, t in deps}), rule="linkage"))
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# The family: what the checks of linkage, symbols and platform share, and the checks
+
+
+@dataclass
+class Links:
+    """What the checks of the ``[linkage]`` table share in one evaluation (this family's,
+    :mod:`wheelaudit.checks.symbols`' and :mod:`wheelaudit.checks.platform`'s): the table's rules,
+    every dependency resolved (files no platform loader loads left out: their facts are shown by
+    inspect, they get no loader verdict), the binaries the loaders load when the wheel is used,
+    and those no platform loader loads."""
+
+    rules: _Rules
+    resolved: dict[str, dict[str, list[Resolution]]]
+    loaded: set[str]
+    never: Collection[str]
+
+
+def links(wheel: Wheel, rule: LinkageRule | None = None, resolved: dict[str, dict[str, list[Resolution]]] | None = None) -> Links | None:
+    """The :class:`Links` of ``wheel`` under ``rule`` (the ``[linkage]`` table, None for the
+    defaults); None when the table turns the checks off (``check = false``). ``resolved``:
+    :func:`resolve_wheel` of the same wheel and rule, when the caller has it already."""
     if rule is not None and not getattr(rule, "check", True):
-        return []
+        return None
     rules = _Rules.build(wheel, rule)
     if resolved is None:
         resolved = resolve_wheel(wheel, rule)
-    from wheelaudit.checks.symbols import check_unbound  # (checks.symbols reads this module's resolutions)
-
     # (a DLL the package loads by its full path at import, scikit-learn's vcomp140.dll, is loaded
     # at every import, as a linked one is; so is what it links)
     preloaded = {p.lower() for p in getattr(wheel, "preloaded_dlls", ())}
@@ -1501,5 +1582,53 @@ def check_linkage(wheel, rule=None, resolved: dict[str, dict[str, list[Resolutio
                                     and b.path in model.binaries for p in model.closure(b.path))
     # (a file no platform loader loads gets no loader verdict: its facts are shown by inspect)
     resolved = {p: r for p, r in resolved.items() if p not in model.never}
-    return (_wa501(wheel, rules, resolved, loaded) + _wa502(wheel, rules, resolved) + _wa505(wheel, resolved, rules, loaded)
-            + _wa507(wheel, resolved) + check_unbound(wheel, resolved, rule) + platforms.check_platform(wheel, loaded, never=model.never))
+    return Links(rules, resolved, loaded, model.never)
+
+
+def links_of(ctx: Context) -> Links | None:
+    """:func:`links` for one evaluation, made once and shared by its checks."""
+    if "links" not in ctx.memo:
+        ctx.memo["links"] = links(ctx.wheel, ctx.linkage_rule, ctx.resolution())
+    return ctx.memo["links"]  # type: ignore[return-value]
+
+
+def on_links(codes: tuple[str, ...], judge: Callable[[Wheel, Links], list[Finding]]) -> Check:
+    """A check of the ``[linkage]`` table: ``judge`` reads the wheel and its :class:`Links`; it
+    does not run when the table turns the checks off."""
+
+    def run(ctx: Context) -> list[Finding]:
+        shared = links_of(ctx)
+        return judge(ctx.wheel, shared) if shared is not None else []
+
+    return Check(codes, run, judge.__name__)
+
+
+#: the checks of this family: (codes, judge), in the order of a report
+JUDGES: tuple[tuple[tuple[str, ...], Callable[[Wheel, Links], list[Finding]]], ...] = (
+    (("WA501",), unresolved_dependencies),
+    (("WA502",), external_rpaths),
+    (("WA505",), providers_not_required),
+    (("WA507",), stale_vendored_runtimes),
+)
+FAMILY = Family("linkage", checks=tuple(on_links(codes, judge) for codes, judge in JUDGES))
+
+
+def check_linkage(wheel: Wheel, rule: LinkageRule | None = None, resolved: dict[str, dict[str, list[Resolution]]] | None = None) -> list[Finding]:
+    """Every check of the ``[linkage]`` table over ``wheel``, in the order of a report: this
+    family's (WA501, WA502, WA505, WA507), :mod:`wheelaudit.checks.symbols`' (WA506) and
+    :mod:`wheelaudit.checks.platform`'s (WA503, WA504).
+
+    ``rule`` is the ruleset's ``[linkage]`` table (:class:`wheelaudit.ruleset.model.LinkageRule`) or
+    None for the defaults, which need no configuration. ``check = false`` turns all of it off.
+    ``resolved``: :func:`resolve_wheel` of the same wheel and rule, when the caller has it already.
+    """
+    from wheelaudit.checks import platform, symbols  # (both read this module's Links)
+
+    shared = links(wheel, rule, resolved)
+    if shared is None:
+        return []
+    out: list[Finding] = []
+    for judges in (JUDGES, symbols.JUDGES, platform.JUDGES):
+        for _codes, judge in judges:
+            out += judge(wheel, shared)
+    return out

@@ -40,15 +40,19 @@ symbol in ``symbols``.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 from wheelaudit.platforms import tags as platforms
 
 from wheelaudit.platforms import policydata
-from wheelaudit.model.binary import MACHO_EXECUTABLE, MACHO_FLAT, Binary, Slice
+from wheelaudit.model.binary import MACHO_EXECUTABLE, MACHO_FLAT, Binary, Slice, Symbol
 from wheelaudit.model.finding import Finding, examples
+from wheelaudit.model.wheel import Wheel
+from wheelaudit.checks.base import Family
+from wheelaudit.checks.linkage import Links, Resolution, on_links
 
-__all__ = ["check_unbound", "interpreter_symbol"]
+__all__ = ["FAMILY", "check_unbound", "interpreter_symbol", "unbound_symbols"]
 
 RULE = "linkage"
 
@@ -283,6 +287,12 @@ def _elf_findings(wheel, resolved, exports: _Exports) -> list[Finding]:
     return out
 
 
+def _exports_of(sl: Slice | None) -> Sequence[Symbol]:
+    """A slice's exports; a slice the scope holds is always readable (``_Exports.slice``)."""
+    assert sl is not None
+    return sl.exports
+
+
 def _other_versions(syms: list[str], scope: _ElfScope, arch: str, exports: _Exports) -> str:
     """``; defined only as prov_b@PROV_2`` for versioned imports whose name the closure defines
     at other version nodes, or without versions ('' when neither)."""
@@ -315,7 +325,7 @@ def _expected_elf(missing: list[str], scope: _ElfScope, arch: str, exports: _Exp
         if node:
             if node not in owners:
                 owners[node] = next((p for p in scope.inside
-                                     if any(sym.version == node for sym in exports.slice(p, arch).exports)), "")
+                                     if any(sym.version == node for sym in _exports_of(exports.slice(p, arch)))), "")
             lib = owners[node]
         out.setdefault(lib, []).append(item)
     return out
@@ -353,7 +363,7 @@ def _named_findings(wheel, resolved, exports: _Exports, fmt: str) -> list[Findin
             continue
         for s in b.slices:
             weak = set(s.weak_imports)
-            by_dep = {}
+            by_dep: dict[str, Resolution] = {}
             for r in resolved[b.path].get(s.arch, []):
                 key = r.dependency.name.lower() if fmt == "pe" else r.dependency.name
                 by_dep.setdefault(key, r)
@@ -388,7 +398,7 @@ def _named_findings(wheel, resolved, exports: _Exports, fmt: str) -> list[Findin
     return out
 
 
-def check_unbound(wheel, resolved, rule=None) -> list[Finding]:
+def check_unbound(wheel: Wheel, resolved: dict[str, dict[str, list[Resolution]]], rule: object = None) -> list[Finding]:
     """WA506 over every binary of ``wheel``; ``resolved`` is
     :func:`wheelaudit.checks.linkage.resolve_wheel`'s answer (path -> arch -> [Resolution])."""
     if rule is not None and not getattr(rule, "check", True):
@@ -396,3 +406,15 @@ def check_unbound(wheel, resolved, rule=None) -> list[Finding]:
     exports = _Exports({b.path: b for b in wheel.libraries})
     return (_elf_findings(wheel, resolved, exports) + _named_findings(wheel, resolved, exports, "macho")
             + _named_findings(wheel, resolved, exports, "pe"))
+
+
+def unbound_symbols(wheel: Wheel, links: Links) -> list[Finding]:
+    """WA506: imported symbols no library they can bind to defines."""
+    return check_unbound(wheel, links.resolved)
+
+
+#: the checks of this family: (codes, judge), in the order of a report
+JUDGES: tuple[tuple[tuple[str, ...], Callable[[Wheel, Links], list[Finding]]], ...] = (
+    (("WA506",), unbound_symbols),
+)
+FAMILY = Family("symbols", checks=tuple(on_links(codes, judge) for codes, judge in JUDGES))

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from wheelaudit.model.binary import Binary
-from wheelaudit.model.finding import Finding
+from wheelaudit.model.defects import Defect
 from wheelaudit.model.interest import Interest
 from wheelaudit.model.traits import WheelTraits
 
@@ -69,7 +69,8 @@ class Wheel:
     files: list[str]
     libraries: list[Binary]
     requires_dist: list[str] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)  # WA001 / WA002 found while scanning
+    #: damage found while reading (WA001 / WA002), made findings by :mod:`wheelaudit.checks.integrity`
+    defects: list[Defect] = field(default_factory=list)
     strings: tuple[bytes, ...] = ()  # the byte strings searched for
     #: the interest the local symbols were narrowed to (None: every symbol kept)
     interest: Interest | None = None

@@ -121,7 +121,7 @@ def inspect_dict(wheels: list[Wheel], symbols: bool = False, resolutions: dict |
                 "version": w.version,
                 "tags": [str(t) for t in w.tags],
                 "libraries": [library_dict(b, symbols, (resolutions or {}).get(b.path)) for b in w.libraries],
-                "findings": [f.to_dict() for f in w.findings],
+                "findings": [d.to_dict() for d in w.defects],
                 **({"consumer_surface": surface_dict(w.surface, {b.path: b.identity for b in w.libraries})}
                    if w.surface is not None else {}),
             }

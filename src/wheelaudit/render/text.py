@@ -255,7 +255,7 @@ def render_inspect(wheels: list[Wheel], out: TextIO, color: bool = False, symbol
                     for n, target in sl.forwarders.items():
                         more(f"{prefix}  F {visible(n)} -> {visible(target)}\n")
         _render_surface(w, out, color)
-        for f in w.findings:
+        for f in w.defects:
             out.write(f"\n  {paint(f.code, 'error', color)} {visible(f.message)}\n")
         out.write("\n")
 

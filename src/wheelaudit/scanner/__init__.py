@@ -13,7 +13,7 @@ from wheelaudit.archive import MemberData, MemberReader, WheelSource, open_wheel
 from wheelaudit.binary.budget import Budget
 from wheelaudit.platforms.traits import traits_from_tags
 from wheelaudit.model.binary import Binary
-from wheelaudit.model.finding import Finding
+from wheelaudit.model.defects import Defect
 from wheelaudit.model.interest import Interest
 from wheelaudit.model.wheel import Wheel
 from wheelaudit.scanner.plan import plan
@@ -59,7 +59,7 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
 
     Raises :class:`wheelaudit.archive.NotAWheel` when ``path`` is not a wheel and
     :class:`ScanFailed` when a worker process dies; every other problem (an unreadable binary,
-    a RECORD mismatch) becomes a finding.
+    a RECORD mismatch) is recorded on the wheel (``Wheel.defects``), a finding once evaluated.
     """
     from wheelaudit.scanner.progress import Progress, trace, trace_read
 
@@ -101,7 +101,7 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
             record.check(MemberData(m, read.format, None, read.digest, read.size, read.error))
             if binary is not None:
                 libraries.append(binary)
-        findings = list(info.problems) + (record.finish() if only is None else [])
+        defects = list(info.problems) + (record.finish() if only is None else [])
         if texts is None:
             texts = _read_texts(source, info, files, pe=_names_pe(members), native=_names_native(members), budget=budget)
         sizes = {m.path: (m.compressed, m.size) for m in members}
@@ -112,7 +112,7 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
         events = texts.events if libraries else {}
     for b in libraries:
         if b.error:
-            findings.append(Finding("WA001", f"{b.path}: {b.error}", subject=b.path, paths=[b.path]))
+            defects.append(Defect("WA001", f"{b.path}: {b.error}", subject=b.path, paths=[b.path]))
     _prepare_demangling(libraries, budget)
     wheel = Wheel(
         path=p,
@@ -123,7 +123,7 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
         files=files,
         libraries=sorted(libraries, key=lambda b: b.path),
         requires_dist=info.requires_dist,
-        findings=findings,
+        defects=defects,
         strings=needles,
         interest=interest,
         surface=surface,

@@ -32,5 +32,5 @@ def scan_abi(path: str | os.PathLike[str], *, jobs: int | None = None) -> Wheel:
     from wheelaudit.scanner import scan
 
     wheel = scan(Path(path), interest=Interest(signatures=False), jobs=jobs, only=may_be_native)
-    wheel.findings = []
+    wheel.defects = []
     return wheel

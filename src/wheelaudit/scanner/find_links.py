@@ -186,10 +186,7 @@ def with_providers(members: list[Wheel], directory: str | os.PathLike[str], *, s
                               for pw in provider_wheels}
     if len(members) == 1:
         w = members[0]
-        prefix = f"{label(w)}: "
-        for f in merged.findings:
-            if f.message.startswith(prefix):
-                f.message = f.message[len(prefix):]
+        merged.bare = label(w)
         merged.path, merged.name, merged.version = w.path, w.name, w.version
         merged.tags, merged.traits, merged.requires_dist = list(w.tags), w.traits, list(w.requires_dist)
     return merged, {label(pw) for pw in provider_wheels}, notes

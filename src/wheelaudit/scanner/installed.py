@@ -29,7 +29,7 @@ from packaging.version import InvalidVersion, Version
 from wheelaudit.archive.installed import (Environment, InstalledDist, NotAnEnvironment, installed_dists, locate,
                                           unlisted_native)
 from wheelaudit.model.interest import Interest
-from wheelaudit.model.finding import Finding
+from wheelaudit.model.defects import Defect
 from wheelaudit.model.wheel import Wheel
 from wheelaudit.scanner import scan
 from wheelaudit.scanner.together import TogetherWheel, merge_wheels
@@ -47,7 +47,7 @@ def scan_environment(target: str | os.PathLike[str] | None, *, strings: Iterable
     env = locate(target)
     notes = env.notes
     dists: list[InstalledDist] = []
-    problems: list[Finding] = []
+    problems: list[Defect] = []
     for site in env.sites:
         here = installed_dists(site, notes, problems)
         problems += unlisted_native(site, here)
@@ -72,7 +72,7 @@ def scan_environment(target: str | os.PathLike[str] | None, *, strings: Iterable
 
     merged = merge_wheels(scanned, digests=digests)
     merged.path = env.path
-    merged.findings += problems + twice
+    merged.defects += problems + twice
     return merged, notes
 
 
@@ -81,33 +81,33 @@ def _where(env: Environment) -> str:
 
 
 def _version(d: InstalledDist) -> tuple[int, Version | str]:
-    text = d.dist_info[: -len(".dist-info")].rsplit("-", 1)[-1]
+    text = (d.dist_info or "")[: -len(".dist-info")].rsplit("-", 1)[-1]
     try:
         return 1, Version(text)
     except InvalidVersion:
         return 0, text
 
 
-def _one_version_each(dists: list[InstalledDist]) -> tuple[list[InstalledDist], list[Finding]]:
-    """One ``.dist-info`` per distribution: the highest version's, and a WA002 for the others."""
+def _one_version_each(dists: list[InstalledDist]) -> tuple[list[InstalledDist], list[Defect]]:
+    """One ``.dist-info`` per distribution: the highest version's, and a WA002 defect for the others."""
     by: dict[str, list[InstalledDist]] = {}
     for d in dists:
-        name = d.dist_info[: -len(".dist-info")].rsplit("-", 1)[0]
+        name = (d.dist_info or "")[: -len(".dist-info")].rsplit("-", 1)[0]
         by.setdefault(canonicalize_name(name), []).append(d)
     keep: list[InstalledDist] = []
-    findings: list[Finding] = []
+    defects: list[Defect] = []
     for name, group in by.items():
         group.sort(key=_version)
         kept = group[-1]
         keep.append(kept)
         for other in group[:-1]:
             other.close()
-            findings.append(Finding(
+            defects.append(Defect(
                 "WA002",
                 f"{name} is installed twice, as {other.dist_info} and {kept.dist_info} (an interrupted upgrade, or"
                 f" two installers): their files overwrite each other and importers see either. The audit reads"
                 f" {kept.dist_info}; reinstall {name} to leave one",
-                subject=other.dist_info, paths=[f"{other.dist_info}/RECORD", f"{kept.dist_info}/RECORD"]))
+                subject=other.dist_info or "", paths=[f"{other.dist_info}/RECORD", f"{kept.dist_info}/RECORD"]))
     order = {id(d): i for i, d in enumerate(dists)}
     keep.sort(key=lambda d: order[id(d)])
-    return keep, findings
+    return keep, defects

@@ -12,13 +12,17 @@ into one :class:`TogetherWheel`, which every check then treats like one wheel:
   is found there (no ``provided-by`` needed); when it is, the needing wheel must *require* the
   providing one (WA505), or installing it alone breaks;
 - ``beside`` and file counts see every wheel's files;
-- each wheel keeps its own scan findings (WA001, WA002) and its own platform and tag checks
+- each wheel keeps its own scan defects (WA001, WA002) and its own platform and tag checks
   (WA503, WA504, WA601, WA602: a binary is held to the tags of the wheel it ships in, not to
   another wheel's), each message prefixed with the wheel's file name;
-- two wheels that ship the same path with different contents are a WA002 (one overwrites the
-  other at install, whose RECORD then no longer matches); identical copies are one file once
-  installed and are not reported; the tree keeps the copy of the wheel given first;
+- two wheels that ship the same path with different contents are recorded (:attr:`TogetherWheel.overwritten`,
+  a WA002: one overwrites the other at install, whose RECORD then no longer matches); identical
+  copies are one file once installed and are not reported; the tree keeps the copy of the wheel
+  given first;
 - wheels that no platform can install together (a macOS wheel with a Linux one) are a WA503.
+
+The merge records facts only: the findings are made when the tree is evaluated, by
+:mod:`wheelaudit.checks.together`.
 
 The same distribution given twice (two versions of one project) is not an install: it raises
 :class:`NotTogether` (a :class:`~wheelaudit.archive.NotAWheel`, exit 2 on the command line).
@@ -28,18 +32,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
-from packaging.tags import Tag
 from packaging.utils import canonicalize_name
 
-from wheelaudit.platforms import tags as platforms
 from wheelaudit.model.traits import WheelTraits
-from wheelaudit.model.finding import Finding, examples
-from wheelaudit.checks.abi import TAG_CHECKS
-from wheelaudit.load import load_model
 from wheelaudit.model.interest import Interest
-from wheelaudit.checks.linkage import _installed, _required_dists, resolve_wheel
+from wheelaudit.checks.linkage import _installed, cross_wheel_links
+from wheelaudit.model.defects import Overwrite
+from wheelaudit.model.together import TogetherWheel
 from wheelaudit.model.wheel import Wheel
 from wheelaudit.scanner import scan
 from wheelaudit.archive import NotAWheel, open_wheel
@@ -54,35 +55,6 @@ Digests = Callable[[Wheel, set[str]], dict[str, str]]
 
 class NotTogether(NotAWheel):
     """The paths cannot be laid out as one install (the same distribution twice, no paths)."""
-
-
-@dataclass
-class TogetherWheel(Wheel):
-    """Several wheels as one install. ``members`` are the wheels as scanned alone; ``path`` is
-    synthetic (the first wheel's directory / ``A.whl+B.whl``); ``name`` and ``version`` are the
-    members' joined with ``+``; ``origins`` maps every path of the tree to its wheel's file name."""
-
-    members: list[Wheel] = field(default_factory=list)
-    #: ``check --find-links``: the provider wheels found for the checked wheel, canonical
-    #: distribution name -> how messages name the wheel (``prov 1.0 (prov-1.0-….whl from
-    #: --find-links)``); a dependency none of them ships is a WA501 that says so, even when the
-    #: provider table names that distribution
-    found_providers: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def platform_tags(self) -> list[str]:
-        """None: the tree has no tags of its own to hold a binary to. Each member's binaries were
-        checked against that member's tags when the wheels were merged (WA503 / WA504), so that,
-        e.g., torch's binaries (minos 14.0, tagged ``macosx_14_0``) are not held to scikit-learn's
-        ``macosx_12_0``."""
-        return []
-
-    @property
-    def binary_tags(self) -> list[Tag]:
-        """None, for the same reason: each member's extension modules were held to that member's
-        tags (WA601, WA602) when the wheels were merged; one member's ``abi3`` tag says nothing
-        of another's modules."""
-        return []
 
 
 def label(w: Wheel) -> str:
@@ -134,7 +106,7 @@ def _check_distinct(w: Wheel, seen: dict[str, Wheel]) -> None:
 
 def merge_wheels(wheels: Sequence[Wheel], *, digests: Digests | None = None) -> TogetherWheel:
     """Merge already scanned wheels (:func:`wheelaudit.scan`) into one install; see the module
-    docstring for what is kept and what becomes a finding. The wheels are not modified.
+    docstring for what is kept and what is recorded. The wheels are not modified.
     ``digests(wheel, paths)``: the RECORD-style hashes of a wheel's members where two wheels ship
     the same path (default: read again from each wheel; installed distributions, which share
     the one file on disk, answer from their RECORD)."""
@@ -144,17 +116,6 @@ def merge_wheels(wheels: Sequence[Wheel], *, digests: Digests | None = None) -> 
     for w in wheels:
         _check_distinct(w, seen)
     labels = [label(w) for w in wheels]
-
-    findings: list[Finding] = []
-    for w, lab in zip(wheels, labels):
-        for f in w.findings:
-            findings.append(_prefixed(f, lab))
-        model = load_model(w)
-        for f in platforms.check_platform(w, model.loaded, never=model.never):
-            findings.append(_prefixed(f, lab))
-        for check in TAG_CHECKS:
-            findings += [_prefixed(f, lab) for f in check(w)]
-    findings += _platform_conflicts(wheels, labels)
 
     # the installed tree: installed path -> (member index, archive path)
     owner: dict[str, tuple[int, str]] = {}
@@ -167,14 +128,13 @@ def merge_wheels(wheels: Sequence[Wheel], *, digests: Digests | None = None) -> 
             else:
                 owner[inst] = (i, f)
     dropped: set[tuple[int, str]] = set()
-    if shadowed:
-        findings += _collisions(wheels, labels, shadowed, dropped, digests or _digests)
+    overwritten = _collisions(wheels, labels, shadowed, dropped, digests or _digests) if shadowed else []
 
     files: list[str] = []
     libraries = []
     origins: dict[str, str] = {}
     sizes: dict[str, tuple[int, int]] = {}
-    for i, (w, lab) in enumerate(zip(wheels, labels)):
+    for i, (w, lab) in enumerate(zip(wheels, labels, strict=True)):
         for f in w.files:
             if (i, f) not in dropped:
                 files.append(f)
@@ -206,7 +166,6 @@ def merge_wheels(wheels: Sequence[Wheel], *, digests: Digests | None = None) -> 
         files=sorted(files),
         libraries=sorted(libraries, key=lambda b: b.path),
         requires_dist=list(dict.fromkeys(r for w in wheels for r in w.requires_dist)),
-        findings=findings,
         strings=tuple(dict.fromkeys(s for w in wheels for s in w.strings)),
         interest=_common_interest([w.interest for w in wheels]),
         origins=origins,
@@ -218,15 +177,11 @@ def merge_wheels(wheels: Sequence[Wheel], *, digests: Digests | None = None) -> 
         dll_directories=list(dict.fromkeys(d for w in wheels for d in w.dll_directories)),
         preloaded_dlls=list(dict.fromkeys(d for w in wheels for d in w.preloaded_dlls)),
         import_events=ImportEvents.merged(w.import_events for w in wheels),
+        labels=labels,
+        overwritten=overwritten,
     )
-    merged.findings += _cross_requirements(merged, wheels, labels)
+    merged.cross_links = cross_wheel_links(merged)
     return merged
-
-
-def _prefixed(f: Finding, lab: str) -> Finding:
-    return Finding(f.code, f"{lab}: {f.message}", subject=f.subject, paths=list(f.paths),
-                   symbols=list(f.symbols), rule=f.rule, waived_by=f.waived_by,
-                   severity_override=f.severity_override)
 
 
 def _merged_surface(wheels: Sequence[Wheel], files: list[str]):
@@ -266,50 +221,6 @@ def _merged_surface(wheels: Sequence[Wheel], files: list[str]):
 
 
 # --------------------------------------------------------------------------------------------
-# Can they be installed together at all?
-
-
-def _platform_keys(w: Wheel) -> set[tuple[str, str]] | None:
-    """(system, arch) pairs a wheel installs on; None for a pure or unknown wheel (anywhere)."""
-    keys: set[tuple[str, str]] = set()
-    for tag in w.platform_tags:
-        pt = platforms.parse_platform(tag)
-        if pt.os in (None, "any"):
-            return None
-        system = "musllinux" if pt.family == "musllinux" else pt.os
-        keys.update((system, a) for a in pt.archs)
-    return keys or None
-
-
-def _describe_keys(keys: set[tuple[str, str]]) -> str:
-    return ", ".join(f"{s} {a}" for s, a in sorted(keys))
-
-
-def _platform_conflicts(wheels: Sequence[Wheel], labels: list[str]) -> list[Finding]:
-    out: list[Finding] = []
-    common: set[tuple[str, str]] | None = None
-    first: tuple[str, set[tuple[str, str]]] | None = None
-    for w, lab in zip(wheels, labels):
-        keys = _platform_keys(w)
-        if keys is None:
-            continue
-        if common is None:
-            common, first = set(keys), (lab, keys)
-            continue
-        if not common & keys:
-            assert first is not None
-            out.append(Finding(
-                "WA503",
-                f"{lab} installs on {_describe_keys(keys)} ({', '.join(w.platform_tags)}), but {first[0]} only on"
-                f" {_describe_keys(first[1])}: no platform satisfies both wheels' tags, so they cannot be"
-                " installed together",
-                subject=lab, paths=[], rule="linkage"))
-            continue
-        common &= keys
-    return out
-
-
-# --------------------------------------------------------------------------------------------
 # The same path in two wheels
 
 
@@ -330,13 +241,14 @@ def _digests(w: Wheel, members: Iterable[str]) -> dict[str, str]:
 
 
 def _collisions(wheels: Sequence[Wheel], labels: list[str], shadowed: dict[tuple[int, str], list[tuple[int, str]]],
-                dropped: set[tuple[int, str]], digests: Digests) -> list[Finding]:
+                dropped: set[tuple[int, str]], digests: Digests) -> list[Overwrite]:
+    """The paths installed twice with different contents (the dropped copies added to ``dropped``)."""
     per_wheel: dict[int, set[str]] = {}
     for kept, others in shadowed.items():
         for i, p in [kept, *others]:
             per_wheel.setdefault(i, set()).add(p)
     hashes = {i: digests(wheels[i], ps) for i, ps in per_wheel.items()}
-    out: list[Finding] = []
+    out: list[Overwrite] = []
     for (ki, kp), others in sorted(shadowed.items()):
         inst = _installed(kp)
         for oi, op in others:
@@ -344,50 +256,5 @@ def _collisions(wheels: Sequence[Wheel], labels: list[str], shadowed: dict[tuple
             a, b = hashes[ki].get(kp), hashes[oi].get(op)
             if a is not None and a == b and not a.startswith("unreadable"):
                 continue  # the same bytes: one file once installed
-            where = kp if kp == op else f"{kp} / {op}"
-            out.append(Finding(
-                "WA002",
-                f"{inst} is shipped by {labels[ki]} and by {labels[oi]} with different contents ({where}):"
-                f" installed together, one overwrites the other, whose RECORD then no longer matches (and"
-                f" uninstalling either removes the file for both). The audit keeps the copy from {labels[ki]}",
-                subject=inst, paths=[kp] if kp == op else [kp, op], rule="integrity"))
-    return out
-
-
-# --------------------------------------------------------------------------------------------
-# A dependency satisfied by another wheel: the needing wheel must require the providing one
-
-
-def _cross_requirements(merged: TogetherWheel, wheels: Sequence[Wheel], labels: list[str]) -> list[Finding]:
-    by_label = dict(zip(labels, wheels))
-    needs: dict[tuple[str, str], list[tuple[str, str]]] = {}  # (binary, provider label) -> [(dep, target)]
-    for path, per_arch in resolve_wheel(merged).items():
-        src = merged.origins.get(path)
-        for rs in per_arch.values():
-            for r in rs:
-                if r.status != "inside" or r.path is None:
-                    continue
-                dst = merged.origins.get(r.path)
-                if src is None or dst is None or dst == src:
-                    continue
-                lst = needs.setdefault((path, dst), [])
-                if (r.dependency.name, r.path) not in lst:
-                    lst.append((r.dependency.name, r.path))
-    out: list[Finding] = []
-    for (path, dst), deps in sorted(needs.items()):
-        src = merged.origins[path]
-        needer, provider = by_label[src], by_label[dst]
-        plain, extra_only = _required_dists(needer)
-        dist = canonicalize_name(provider.name)
-        if dist in plain:
-            continue
-        extras = extra_only.get(dist)
-        why = (f"{needer.name} requires {provider.name} only with extra {', '.join(sorted(set(extras)))}" if extras
-               else f"{needer.name}'s METADATA has no Requires-Dist: {provider.name}")
-        shown = examples([f"{d} (-> {t})" for d, t in deps], 3)
-        out.append(Finding(
-            "WA505",
-            f"{path} ({src}) needs {shown}, which {dst} ships; here the wheels are installed together, but"
-            f" {why}, so installing {needer.name} without it breaks. Add Requires-Dist: {provider.name}",
-            subject=path, paths=[path] + sorted({t for _d, t in deps}), rule="linkage"))
+            out.append(Overwrite(inst, labels[ki], kp, labels[oi], op))
     return out
