@@ -296,7 +296,7 @@ def _joinable(atoms: list[str]) -> bool:
     "**" next to "/")."""
     return not any(
         (a.endswith("*") and b.startswith("*")) or (a == "**" and b.startswith("/"))
-        for alt in [atoms, *_expand_atoms(atoms)] for a, b in zip(alt, alt[1:])
+        for alt in [atoms, *_expand_atoms(atoms)] for a, b in zip(alt, alt[1:], strict=False)
     )
 
 

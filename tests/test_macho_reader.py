@@ -261,7 +261,7 @@ def compare(ours: list[dict], ref: list[dict], ref_name: str, label: str) -> lis
     problems = []
     if len(ours) != len(ref):
         return [f"{label}: {len(ours)} slices, {ref_name} sees {len(ref)}"]
-    for i, (a, b) in enumerate(zip(ours, ref)):
+    for i, (a, b) in enumerate(zip(ours, ref, strict=True)):
         for key in b:
             if a[key] != b[key]:
                 detail = ""
@@ -281,7 +281,7 @@ def check_file(path: Path, label: str) -> list[str]:
     ours = [our_view(s) for s in slices]
     problems = compare(ours, macholib_view(path), "macholib", label)
     problems += compare(ours, lief_view(path), "lief", label)
-    for i, (s, types) in enumerate(zip(slices, lief_export_types(path))):
+    for i, (s, types) in enumerate(zip(slices, lief_export_types(path), strict=False)):
         mine = {x.name: x.type for x in s.exports}
         for name, t in types.items():
             if name in mine and mine[name] != t:
@@ -990,7 +990,7 @@ def test_strings_per_slice(fixture_libs: Path) -> None:
     slices = macho.parse(data)
     uuids = {}
     for s in slices:
-        for off, cmd, size in thin_commands(data, s.offset):
+        for off, cmd, _size in thin_commands(data, s.offset):
             if cmd == 0x1B:
                 uuids[s.arch] = data[off + 8 : off + 24]
     assert len(uuids) == 2 and len(set(uuids.values())) == 2

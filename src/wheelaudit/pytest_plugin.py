@@ -41,6 +41,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     from wheelaudit.model.finding import Finding
     from wheelaudit.model.report import Report
     from wheelaudit.ruleset.model import Ruleset
+    from wheelaudit.api import FailOn
     from wheelaudit.model.wheel import Wheel
 
 __all__ = ["WheelauditWheel", "WheelauditItem", "AuditFailed"]
@@ -112,7 +113,7 @@ class _State:
         self._wheel_paths: list[Path] | None = None
         self._rules_loaded = False
         self._ruleset: Ruleset | None = None
-        self._gate: tuple[list[str] | None, list[str] | None, str | None] | None = None
+        self._gate: tuple[tuple[str, ...] | None, tuple[str, ...] | None, FailOn | None] | None = None
         self._scans: dict[Path, Wheel] = {}
         self._reports: dict[Path, Report] = {}
         self.audited: list[Path] = []
@@ -177,7 +178,7 @@ class _State:
             self._rules_loaded = True
         return self._ruleset
 
-    def gate(self) -> tuple[list[str] | None, list[str] | None, str | None]:
+    def gate(self) -> tuple[tuple[str, ...] | None, tuple[str, ...] | None, FailOn | None]:
         """``(select, ignore, fail_on)`` from the options; ``None`` defers to the ruleset."""
         if self._gate is None:
             self._gate = (_codes(self.config.getoption("wheelaudit_select", None), "--wheelaudit-select"),
@@ -246,7 +247,7 @@ class _State:
 
     def audit(self, path: PathLike, rules: Ruleset | PathLike | None = None, *,
               select: Iterable[str] | None = None, ignore: Iterable[str] | None = None,
-              fail_on: str | None = None) -> Report:
+              fail_on: FailOn | None = None) -> Report:
         """Evaluate ``rules`` (default: the session's) over the cached scan of ``path``."""
         from wheelaudit.api import audit_wheels
         from wheelaudit.ruleset.load import load_rules

@@ -287,10 +287,10 @@ def open_installed(site: Site, dist_info: str, notes: list[str],
         if st.st_size > RECORD_LIMIT:
             skipped(f"its RECORD is larger than {RECORD_LIMIT} bytes and was not read")
             return None
-        raw = read_small_file(record, RECORD_LIMIT)
-        if raw is None:
+        data = read_small_file(record, RECORD_LIMIT)
+        if data is None:
             raise OSError("not a regular file of at most the limit")
-        text = raw.decode("utf-8", "replace")
+        text = data.decode("utf-8", "replace")
     except FileNotFoundError:
         skipped("it has no RECORD (installed by a tool that writes none, or removed): which files are its own "
                 "is not known")

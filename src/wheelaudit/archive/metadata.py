@@ -6,7 +6,8 @@ import re
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 from wheelaudit.model.defects import Defect
 

@@ -1561,7 +1561,7 @@ class Links:
 
     rules: _Rules
     resolved: dict[str, dict[str, list[Resolution]]]
-    loaded: set[str]
+    loaded: Collection[str]  # (a lazy view: membership may read the sources, load.model.Loaded)
     never: Collection[str]
 
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import lru_cache, cache
 from typing import TYPE_CHECKING, Any
 
 from wheelaudit.platforms import policydata
@@ -207,7 +207,7 @@ class Policy:
         return self.ceilings.get(arch, {}).get(prefix)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _policies(family: str) -> tuple[Policy, ...]:
     doc = policydata.load(family)
     sets = doc.get("lib_sets", {})

@@ -8,7 +8,7 @@ rules file) holds of a wheel when every key it gives holds.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from wheelaudit.model.traits import WheelTraits
 from wheelaudit.model.globs import Glob, matches_list

@@ -80,7 +80,7 @@ def _platform_keys(tags: Iterable[Tag]) -> set[tuple[str, str, str, str]]:
     and ``manylinux_2_28_x86_64`` are one platform, ``musllinux_1_2_x86_64`` another."""
     from wheelaudit.platforms.tags import parse_platform
 
-    out = set()
+    out: set[tuple[str, str, str, str]] = set()
     for t in tags:
         pt = parse_platform(t.platform)
         family = "linux" if pt.family in ("manylinux", "linux") else pt.family
