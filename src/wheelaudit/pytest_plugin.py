@@ -713,7 +713,7 @@ def wheelaudit_audit(request: pytest.FixtureRequest) -> Callable[..., Report]:
 
     def audit(path: PathLike, rules: Ruleset | PathLike | None = None, *,
               select: Iterable[str] | None = None, ignore: Iterable[str] | None = None,
-              fail_on: str | None = None) -> Report:
+              fail_on: FailOn | None = None) -> Report:
         return state.audit(path, rules, select=select, ignore=ignore, fail_on=fail_on)
 
     return audit
