@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import cpp_demangle
 
-from wheelaudit.binary.demangle_guard import TIMEOUT, guarded_demangle, suspicious
+from wheelaudit.binary.demangle_guard import MAX_BATCH, TIMEOUT, guarded_demangle, guarded_demangle_many, suspicious
 from wheelaudit.children import ForkFailed
 from wheelaudit.model.binary import use_demangler
 
@@ -78,10 +78,46 @@ def _remember(name: str, result: str) -> None:
 def prepare(names: Iterable[str], budget: Budget) -> None:
     """Demangle, within ``budget``, the names among ``names`` that could explode, before anything
     reads them lazily (a Symbol's ``demangled``): those reads then find the answer, or the name
-    left mangled once the budget is spent, instead of each taking the worker's bound."""
+    left mangled once the budget is spent, instead of each taking the worker's bound.
+
+    The names go to the capped worker in batches, one round trip each; a batch that fails as a
+    whole (too slow, too large, the worker died) is asked again one name at a time, so that each
+    name gets the answer it gets alone."""
+    batch: list[str] = []
+    size = 0
     for name in names:
         if name[:2] == "_Z" and name not in _guarded and suspicious(name):
+            batch.append(name)
+            size += len(name)
+            if size >= MAX_BATCH:
+                _budgeted_batch(batch, budget)
+                batch, size = [], 0
+    if batch:
+        _budgeted_batch(batch, budget)
+
+
+def _budgeted_batch(names: list[str], budget: Budget) -> None:
+    names = list(dict.fromkeys(n for n in names if n not in _guarded))
+    if len(names) <= 1:
+        for name in names:
             _budgeted(name, budget)
+        return
+    allowance = budget.demangling()
+    if allowance <= 0:
+        for name in names:
+            _budgeted(name, budget)  # (each left mangled, the budget's note said once)
+        return
+    t0 = time.monotonic()
+    try:
+        outs = guarded_demangle_many(names, min(TIMEOUT, allowance))
+    finally:
+        budget.spend_demangling(time.monotonic() - t0)
+    if outs is None:
+        for name in names:
+            _budgeted(name, budget)
+        return
+    for name, out in zip(names, outs, strict=True):
+        _remember(name, name if out is None else _cxxfilt_style(out))
 
 
 def _cxxfilt_style(text: str) -> str:

@@ -29,6 +29,9 @@ GUARD_REFS = 16
 TIMEOUT = 2.0
 MAX_OUTPUT = 1 << 20
 EXTRA_MEMORY = 512 << 20
+#: a batch's names and answers at most this many bytes (a larger answer: the names one by one)
+MAX_BATCH = 256 << 10
+MAX_BATCH_OUTPUT = 4 * MAX_OUTPUT
 
 _REFS = re.compile(r"S[0-9A-Z]*_|T[0-9]*_")
 
@@ -65,14 +68,24 @@ def _worker(task_r: int, res_w: int, limit: int) -> None:  # pragma: no cover - 
             return
         if raw is None:
             return
-        try:
-            out = cpp_demangle.demangle(raw.decode("utf-8", "surrogateescape"))
-        except Exception:  # noqa: BLE001 - not valid Itanium: the caller keeps the name
-            out = None
-        if out is not None and len(out) > MAX_OUTPUT:
-            out = None
-        # (an empty message: no demangled form; a demangled name is never empty)
-        children.send_bytes(res_w, b"" if out is None else out.encode("utf-8", "surrogateescape"))
+        # a task is a batch of names joined by NUL (a name from a string table holds none); the
+        # answer, their demangled forms joined by NUL, an empty one where there is none
+        outs: list[bytes] = []
+        total = 0
+        for name in raw.split(b"\0"):
+            try:
+                out = cpp_demangle.demangle(name.decode("utf-8", "surrogateescape"))
+            except Exception:  # noqa: BLE001 - not valid Itanium: the caller keeps the name
+                out = None
+            if out is not None and len(out) > MAX_OUTPUT:
+                out = None
+            data = b"" if out is None else out.encode("utf-8", "surrogateescape")
+            total += len(data)
+            if total > MAX_BATCH_OUTPUT:
+                outs = []  # (too much at once: the caller asks again one name at a time)
+                break
+            outs.append(data)
+        children.send_bytes(res_w, b"\0".join(outs) if outs else b"\1")
 
 
 class _Guard:
@@ -101,21 +114,29 @@ class _Guard:
         children.close(self.res_r)
         self.child, self.task_w, self.res_r = None, -1, -1
 
-    def demangle(self, name: str, timeout: float = TIMEOUT) -> str | None:
+    def demangle(self, names: list[str], timeout: float = TIMEOUT) -> list[str | None] | None:
+        """``names`` demangled by the worker within ``timeout`` seconds in all: each demangled
+        form, or None where there is none; None for the whole batch when the worker was too slow,
+        too big or died (then it is stopped, and a caller that wants each name's own verdict asks
+        again one name at a time)."""
         if self.pid != os.getpid():  # (a fork's copy of its parent's guard: not this process's child)
             self.child, self.task_w, self.res_r, self.pid = None, -1, -1, os.getpid()
         if self.child is None or not self.child.alive():
             self._stop()
             self._start()
         try:
-            children.send_bytes(self.task_w, name.encode("utf-8", "surrogateescape"))
+            children.send_bytes(self.task_w, b"\0".join(n.encode("utf-8", "surrogateescape") for n in names))
             if select.select([self.res_r], [], [], timeout)[0]:
                 out = children.recv_bytes(self.res_r)
-                if out is not None:
-                    return out.decode("utf-8", "surrogateescape") or None
+                if out == b"\1" and len(names) > 1:
+                    return None  # (answers too large together: one at a time)
+                if out is not None and out != b"\1":
+                    parts = out.split(b"\0")
+                    if len(parts) == len(names):
+                        return [p.decode("utf-8", "surrogateescape") or None for p in parts]
         except (EOFError, OSError):
             pass
-        self._stop()  # too slow, too big, or dead: the name stays mangled
+        self._stop()  # too slow, too big, or dead: the names stay mangled
         return None
 
 
@@ -125,4 +146,13 @@ _guard = _Guard()
 def guarded_demangle(name: str, timeout: float = TIMEOUT) -> str | None:
     """The demangled name, or None when it cannot be demangled within ``timeout`` seconds (at
     most :data:`TIMEOUT`), :data:`MAX_OUTPUT` characters and the worker's memory."""
-    return _guard.demangle(name, min(timeout, TIMEOUT))
+    got = _guard.demangle([name], min(timeout, TIMEOUT))
+    return None if got is None else got[0]
+
+
+def guarded_demangle_many(names: list[str], timeout: float = TIMEOUT) -> list[str | None] | None:
+    """The demangled forms of ``names`` (None where a name has none) from one round trip to the
+    worker, within ``timeout`` seconds in all (at most :data:`TIMEOUT`); None when the batch as a
+    whole failed (too slow, too large, the worker died): each name must then be asked alone to
+    get its own answer. A batch holds names of at most :data:`MAX_BATCH` bytes in all."""
+    return _guard.demangle(names, min(timeout, TIMEOUT))

@@ -81,9 +81,11 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
         trace(f"reading {p}: {len(members)} members")
         bar = Progress(total, f"scanning {p.name}", enabled=progress)
         texts: _Texts | None = None
+        prepared: set[int] = set()  # (ids of the binaries whose names are demangled already)
         with bar:
             if njobs > 1 and len(members) > 1 and can_fork():
-                with Pool(source, needles, interest, bound, njobs, bar.advance, budget) as pool:
+                with Pool(source, needles, interest, bound, njobs, bar.advance, budget,
+                          on_binary=lambda b: _prepare_demangling([b], budget, prepared)) as pool:
                     pool.start(plan(members))
                     # (read while the workers read: WHEEL, METADATA, RECORD, and the text files the
                     # checks need, so that the work after the pool is only what needs its facts)
@@ -113,7 +115,7 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
     for b in libraries:
         if b.error:
             defects.append(Defect("WA001", f"{b.path}: {b.error}", subject=b.path, paths=[b.path]))
-    _prepare_demangling(libraries, budget)
+    _prepare_demangling(libraries, budget, prepared)
     wheel = Wheel(
         path=p,
         name=info.name,
@@ -151,10 +153,12 @@ def _names_pe(members) -> bool:
     return any(m.path.lower().endswith((".dll", ".pyd", ".exe")) for m in members)
 
 
-def _prepare_demangling(libraries: list[Binary], budget: Budget) -> None:
+def _prepare_demangling(libraries: list[Binary], budget: Budget, done: set[int]) -> None:
     """The names of the wheel's symbol tables that could explode when demangled, demangled now
     within the run's budget (:func:`wheelaudit.binary.demangle.prepare`): every later read of
-    them, a lazy one included, finds the answer or the name left mangled."""
+    them, a lazy one included, finds the answer or the name left mangled. Invariant: each binary
+    once (``done``: the ids of those already done, as each arrived from a worker while the others
+    were still reading), and all of them before the scan returns its wheel."""
     from wheelaudit.binary.demangle import prepare
     from wheelaudit.binary.demangle_guard import GUARD_LENGTH
     from wheelaudit.binary.symbols import SymbolTable
@@ -183,6 +187,9 @@ def _prepare_demangling(libraries: list[Binary], budget: Budget) -> None:
                     yield sym.name
 
     for b in libraries:
+        if id(b) in done:
+            continue
+        done.add(id(b))
         for sl in b.slices:
             prepare(long_names(sl.exports), budget)
             prepare(long_names(sl.locals), budget)

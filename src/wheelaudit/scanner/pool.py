@@ -75,10 +75,14 @@ class Pool:
     """``njobs`` workers reading the members of ``source``."""
 
     def __init__(self, source: WheelSource, needles: tuple[bytes, ...], interest: Interest | None,
-                 timeout: float, njobs: int, progress: Callable[[int], None] | None = None, budget=None) -> None:
+                 timeout: float, njobs: int, progress: Callable[[int], None] | None = None, budget=None,
+                 on_binary: Callable[[Binary], None] | None = None) -> None:
         self.source, self.needles, self.interest, self.timeout = source, needles, interest, timeout
         self.budget = budget  # the run's: each worker spends a copy (the deadline is shared)
         self.njobs, self.progress = njobs, progress
+        #: told of each binary as it arrives, while the workers read the others (the parent would
+        #: otherwise wait): the parent's own work on one binary's facts
+        self.on_binary = on_binary
         self.workers: list[_Worker] = []
         self.pending: deque[list[int]] = deque()
         self.out: Outcome = {}
@@ -135,6 +139,8 @@ class Pool:
             self.out[idx] = (self.out[idx][0], binary)
             if self.progress is not None:
                 self.progress(self.out[idx][0].size)
+            if self.on_binary is not None:
+                self.on_binary(binary)
         elif kind == "done":  # the batch's other members' records
             size = 0
             for idx, fields in msg[1]:
