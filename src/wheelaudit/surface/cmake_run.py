@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from wheelaudit.model.globs import Glob, GlobError
 from wheelaudit.surface.cmake_language import OPENS, Arg, Command, split_list
@@ -19,7 +19,21 @@ from wheelaudit.surface.errors import SurfaceError
 from wheelaudit.model.surface import ConfigVariable, ImportedTarget, Layout, Ref, display, looks_like_path
 
 if TYPE_CHECKING:
-    from wheelaudit.surface.cmake import CMakeReader
+    from wheelaudit.binary.budget import Budget
+
+
+class Files(Protocol):
+    """What a run reads through (the reader of a wheel's CMake files,
+    :class:`wheelaudit.surface.cmake.CMakeReader`): each file's commands and block structure, read
+    once for all the runs, where the files land, the platform and the run's budget."""
+
+    platform: str | None
+    layout: Layout
+    budget: Budget
+
+    def commands(self, member: str) -> list[Command]: ...
+
+    def structure(self, commands: list[Command]) -> dict[int, tuple[list[int], int]]: ...
 
 MAX_DEPTH = 16  # nested include()s
 MAX_FILES = 256  # files read per package config
@@ -107,7 +121,7 @@ PLATFORM_VARIABLES: dict[str, dict[str, str]] = {
 class Run:
     """One package config (or one orphan export file) run from a fresh scope."""
 
-    def __init__(self, reader: CMakeReader, root: str, live: bool) -> None:
+    def __init__(self, reader: Files, root: str, live: bool) -> None:
         self.reader = reader
         self.live = live
         self.vars: dict[str, str] = dict(PLATFORM_VARIABLES.get(reader.platform or "", {}))
