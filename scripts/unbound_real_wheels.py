@@ -11,7 +11,7 @@ from collections import Counter
 
 from wheelaudit.checks import symbols as S
 from wheelaudit.model.binary import MACHO_EXECUTABLE, MACHO_FLAT
-from wheelaudit.checks.linkage import resolve_wheel
+from wheelaudit.checks.resolution import resolve_wheel
 from wheelaudit.scanner import scan
 
 

@@ -41,7 +41,7 @@ def _run_contract(src: Path, config: Path) -> subprocess.CompletedProcess[str]:
 def test_the_stages_keep_their_order():
     run = _run_contract(ROOT / "src", ROOT / "pyproject.toml")
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "Contracts: 2 kept, 0 broken." in run.stdout
+    assert "Contracts: 3 kept, 0 broken." in run.stdout
 
 
 def test_a_lower_stage_importing_a_higher_one_breaks_the_contract(tmp_path: Path):
@@ -55,6 +55,19 @@ def test_a_lower_stage_importing_a_higher_one_breaks_the_contract(tmp_path: Path
     assert run.returncode == 1, run.stdout + run.stderr
     assert "wheelaudit.model is not allowed to import wheelaudit.checks" in run.stdout
     assert "wheelaudit.model.wheel -> wheelaudit.checks.index" in run.stdout
+
+
+def test_a_resolution_that_raises_a_finding_breaks_the_contract(tmp_path: Path):
+    # a copy of the package where the resolver reports a finding itself, as a shortcut would
+    copy = tmp_path / "src"
+    shutil.copytree(PACKAGE, copy / "wheelaudit", ignore=shutil.ignore_patterns("__pycache__", "data", "rulesets"))
+    resolution = copy / "wheelaudit" / "checks" / "resolution.py"
+    resolution.write_text(resolution.read_text() + "\n\ndef _report():\n    from wheelaudit.model.finding import Finding\n\n"
+                          "    return Finding\n")
+    run = _run_contract(copy, ROOT / "pyproject.toml")
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "the resolution raises no finding BROKEN" in run.stdout
+    assert "wheelaudit.checks.resolution -> wheelaudit.model.finding" in run.stdout
 
 
 def _package_graph() -> dict[str, set[str]]:

@@ -14,7 +14,8 @@ from packaging.tags import parse_tag
 from wheelaudit.platforms.traits import traits_from_tags
 from wheelaudit.model.binary import Binary, Dependency, Rpath, Slice
 from wheelaudit.model.globs import Glob
-from wheelaudit.checks.linkage import check_linkage, resolution_table, resolve_wheel
+from wheelaudit.checks.linkage import check_linkage
+from wheelaudit.checks.resolution import resolution_table, resolve_wheel
 from wheelaudit.ruleset.model import LinkageRule
 from wheelaudit.model.wheel import Wheel
 from wheelaudit.scanner import scan

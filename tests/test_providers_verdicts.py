@@ -9,7 +9,8 @@ from packaging.tags import parse_tag
 
 from wheelaudit.platforms.traits import traits_from_tags
 from wheelaudit.model.binary import Binary, Dependency, Rpath, Slice, Symbol
-from wheelaudit.checks.linkage import check_linkage, resolution_table
+from wheelaudit.checks.linkage import check_linkage
+from wheelaudit.checks.resolution import resolution_table
 from wheelaudit.scanner import Wheel
 
 LINUX = "cp311-cp311-manylinux_2_28_x86_64"

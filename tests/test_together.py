@@ -15,7 +15,7 @@ from wheel.wheelfile import WheelFile
 from wheelaudit import audit, load_rules
 from wheelaudit.cli.main import main
 from wheelaudit.checks.evaluate import evaluate
-from wheelaudit.checks.linkage import resolution_table
+from wheelaudit.checks.resolution import resolution_table
 from wheelaudit.ruleset.load import parse_rules
 from wheelaudit.scanner import scan
 from wheelaudit.scanner.together import NotTogether, TogetherWheel, merge_wheels, scan_together

@@ -12,7 +12,8 @@ from packaging.tags import parse_tag
 from wheelaudit.platforms.traits import traits_from_tags
 from wheelaudit.archive.dll_directories import dll_directories, folders_in, import_time_loads
 from wheelaudit.model.binary import Binary, Dependency, Slice, Symbol
-from wheelaudit.checks.linkage import check_linkage, resolution_table
+from wheelaudit.checks.linkage import check_linkage
+from wheelaudit.checks.resolution import resolution_table
 from wheelaudit.scanner import Wheel
 
 WIN = "cp311-cp311-win_amd64"

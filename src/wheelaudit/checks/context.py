@@ -32,7 +32,7 @@ class Context:
     """One evaluation of ``ruleset`` (None: the built-in checks only) over ``wheel``: what every
     check reads. What it computes (indexes, the dependency resolution, component evidence) is
     made once and shared by the checks; ``memo`` holds what a family computes once for its
-    checks (:mod:`wheelaudit.checks.linkage`)."""
+    checks (:mod:`wheelaudit.checks.links`)."""
 
     def __init__(self, wheel: Wheel, ruleset: Ruleset | None):
         self.wheel = wheel
@@ -70,10 +70,10 @@ class Context:
 
     def resolution(self) -> dict:
         """Every dependency of the wheel resolved as the loader resolves it, under the rules'
-        ``[linkage]`` table (:func:`wheelaudit.checks.linkage.resolve_wheel`): made once per
+        ``[linkage]`` table (:func:`wheelaudit.checks.resolution.resolve_wheel`): made once per
         evaluation and shared by the linkage checks, must-need-all and the report's library facts."""
         if not hasattr(self, "_resolution"):
-            from wheelaudit.checks.linkage import resolve_wheel
+            from wheelaudit.checks.resolution import resolve_wheel
 
             self._resolution = resolve_wheel(self.wheel, self.linkage_rule)
         return self._resolution

@@ -39,7 +39,7 @@ from wheelaudit.model.binary import Binary, Slice
 from wheelaudit.model.finding import Finding, examples
 from wheelaudit.model.wheel import Wheel
 from wheelaudit.checks.base import Family
-from wheelaudit.checks.linkage import Links, on_links
+from wheelaudit.checks.links import Links, on_links
 
 __all__ = ["FAMILY", "check_platform", "check_archs", "check_versions", "not_installable_together"]
 

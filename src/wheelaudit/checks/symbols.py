@@ -1,7 +1,7 @@
 """WA506: an imported symbol is defined by no library it can bind to.
 
 Each binary's undefined, non-weak imports are looked up where its loader binds them, over the
-dependencies as :mod:`wheelaudit.checks.linkage` resolved them (``Resolution``):
+dependencies as :mod:`wheelaudit.checks.resolution` resolved them (``Resolution``):
 
 ELF (glibc's ld.so: one scope, no library named per symbol)
     The load closure: the binary's NEEDED libraries as resolved, theirs transitively, and for
@@ -50,7 +50,8 @@ from wheelaudit.model.binary import MACHO_EXECUTABLE, MACHO_FLAT, Binary, Slice,
 from wheelaudit.model.finding import Finding, examples
 from wheelaudit.model.wheel import Wheel
 from wheelaudit.checks.base import Family
-from wheelaudit.checks.linkage import Links, Resolution, on_links
+from wheelaudit.checks.links import Links, on_links
+from wheelaudit.checks.resolution import Resolution
 
 __all__ = ["FAMILY", "check_unbound", "interpreter_symbol", "unbound_symbols"]
 
@@ -400,7 +401,7 @@ def _named_findings(wheel, resolved, exports: _Exports, fmt: str) -> list[Findin
 
 def check_unbound(wheel: Wheel, resolved: dict[str, dict[str, list[Resolution]]], rule: object = None) -> list[Finding]:
     """WA506 over every binary of ``wheel``; ``resolved`` is
-    :func:`wheelaudit.checks.linkage.resolve_wheel`'s answer (path -> arch -> [Resolution])."""
+    :func:`wheelaudit.checks.resolution.resolve_wheel`'s answer (path -> arch -> [Resolution])."""
     if rule is not None and not getattr(rule, "check", True):
         return []
     exports = _Exports({b.path: b for b in wheel.libraries})

@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     from wheelaudit.render import text as text_render
     from wheelaudit.scanner import scan
 
-    from wheelaudit.checks.linkage import resolution_table
+    from wheelaudit.checks.resolution import resolution_table
     from wheelaudit.cli.check import resolve_rules
 
     from wheelaudit.archive import expand_inputs

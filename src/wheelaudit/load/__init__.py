@@ -3,7 +3,7 @@
 Which binaries of a wheel the platform's loader loads, as what (extension module, command,
 library linked or loaded by path, plugin, never loaded), and which images are already in the
 process when each is loaded (:mod:`wheelaudit.load.model`). Resolution
-(:mod:`wheelaudit.checks.linkage`) consults it, and the checks judge each binary by it. It reads
+(:mod:`wheelaudit.checks.resolution`) consults it, and the checks judge each binary by it. It reads
 the scan's facts only: the binaries' and the import-time events of the wheel's Python sources
 (:mod:`wheelaudit.archive.load_order`); it never opens a file.
 """

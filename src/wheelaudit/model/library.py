@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-#: how a dependency resolves, from :class:`wheelaudit.checks.linkage.Resolution`'s ``status``:
+#: how a dependency resolves, from :class:`wheelaudit.checks.resolution.Resolution`'s ``status``:
 #: "inside" (a binary the wheel ships), "external" (a system library the platform or the rules
 #: allow), "provided" (another distribution ships it), "weak-absent" (an optional load that is
 #: missing), "unresolved" (nowhere: WA501)

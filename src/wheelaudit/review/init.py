@@ -454,7 +454,7 @@ def _linkage(wheel: Wheel) -> tuple[list[tuple[str, str]], dict[str, list[str]]]
     from wheelaudit.platforms.requirements import marker_extras
 
     from wheelaudit.model.globs import Glob
-    from wheelaudit.checks.linkage import resolve_wheel
+    from wheelaudit.checks.resolution import resolve_wheel
 
     required: set[str] = set()
     for _text, req in wheel.requirements.parsed:

@@ -38,7 +38,7 @@ from packaging.utils import canonicalize_name
 
 from wheelaudit.model.traits import WheelTraits
 from wheelaudit.model.interest import Interest
-from wheelaudit.checks.linkage import _installed, cross_wheel_links
+from wheelaudit.checks.resolution import cross_wheel_links, installed_path
 from wheelaudit.model.defects import Overwrite
 from wheelaudit.model.together import TogetherWheel
 from wheelaudit.model.wheel import Wheel
@@ -122,7 +122,7 @@ def merge_wheels(wheels: Sequence[Wheel], *, digests: Digests | None = None) -> 
     shadowed: dict[tuple[int, str], list[tuple[int, str]]] = {}  # kept (i, path) -> dropped copies
     for i, w in enumerate(wheels):
         for f in w.files:
-            inst = _installed(f)
+            inst = installed_path(f)
             if inst in owner:
                 shadowed.setdefault(owner[inst], []).append((i, f))
             else:
@@ -250,7 +250,7 @@ def _collisions(wheels: Sequence[Wheel], labels: list[str], shadowed: dict[tuple
     hashes = {i: digests(wheels[i], ps) for i, ps in per_wheel.items()}
     out: list[Overwrite] = []
     for (ki, kp), others in sorted(shadowed.items()):
-        inst = _installed(kp)
+        inst = installed_path(kp)
         for oi, op in others:
             dropped.add((oi, op))
             a, b = hashes[ki].get(kp), hashes[oi].get(op)
