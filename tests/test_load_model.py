@@ -8,6 +8,8 @@ and MinGW-w64 (PE), with Python sources that say the import order; the command l
 * a plugin loaded by path that needs a library installed outside Python is a warning, not an error;
 * a launcher template (pip's distlib ``t64.exe``, setuptools' ``cli-64.exe``) gets no loader verdict,
   and ``check --env`` of a fresh virtual environment passes;
+* a tool run by a launcher that sets ``LD_LIBRARY_PATH`` (Linux) or ``PATH`` (Windows: ``tool.exe``
+  and its ``helper.dll``) to a folder of the package finds its library there, and only there;
 * severities: an older VC++ runtime is an error like msvcp140.dll; a wheel with no binary for its
   tag's architecture fails whoever loads it; a Mach-O ``LC_RPATH $ORIGIN`` is a WA502 error.
 """
@@ -464,6 +466,76 @@ def test_a_tool_run_by_a_launcher_that_sets_ld_library_path_finds_its_library(tm
     assert (code, found) == (0, [])
     code, out, _ = wheelaudit("inspect", build(LAUNCHER), "--format", "json")
     assert "LD_LIBRARY_PATH holds pkg/lib, which pkg/__init__.py:7 sets before it runs the tool" in out
+    # a folder appended after the others is searched too
+    appended = LAUNCHER.replace('os.path.join(HERE, "lib") + os.pathsep + os.environ.get("LD_LIBRARY_PATH", "")',
+                                'os.environ.get("LD_LIBRARY_PATH", "") + os.pathsep + os.path.join(HERE, "lib")')
+    assert appended != LAUNCHER
+    code, found = findings(build(appended), "--select", "WA501")
+    assert (code, found) == (0, [])
     # run without the launcher's environment, the tool does not find it
     code, found = findings(build("VERSION = 1\n"), "--select", "WA501")
     assert code == 1 and [f["subject"] for f in found] == ["libcore.so"]
+
+
+@pytest.fixture(scope="session")
+def win_tool(tmp_path_factory) -> dict[str, bytes]:
+    """``tool.exe`` that imports ``helper.dll`` (its import library from the same build), and an
+    extension module ``_ext.pyd`` that imports it too (MinGW-w64)."""
+    if shutil.which("x86_64-w64-mingw32-gcc") is None:
+        pytest.fail("x86_64-w64-mingw32-gcc is needed (scripts/setup.sh installs it)", pytrace=False)
+    d = tmp_path_factory.mktemp("load_win_tool")
+    (d / "helper.c").write_text("__declspec(dllexport) int helper_fn(void) { return 1; }\n")
+    (d / "tool.c").write_text("int helper_fn(void);\nint main(void) { return helper_fn() - 1; }\n")
+    (d / "ext.c").write_text("int helper_fn(void);\n__declspec(dllexport) void *PyInit__ext(void) "
+                             "{ return (void *)(long long)helper_fn(); }\n")
+    gcc = ["x86_64-w64-mingw32-gcc", "-O1", "-static-libgcc"]
+    _run([*gcc, "-shared", "-o", "helper.dll", "helper.c", "-Wl,--out-implib,libhelper.a"], d)
+    _run([*gcc, "-o", "tool.exe", "tool.c", "-L.", "-lhelper"], d)
+    _run([*gcc, "-shared", "-o", "_ext.pyd", "ext.c", "-L.", "-lhelper"], d)
+    return {n: (d / n).read_bytes() for n in ("helper.dll", "tool.exe", "_ext.pyd")}
+
+
+WIN_LAUNCHER = """\
+import os, subprocess
+
+HERE = os.path.dirname(__file__)
+
+
+def run(*args):
+    env = dict(os.environ, PATH=os.path.join(HERE, "lib") + os.pathsep + os.environ.get("PATH", ""))
+    return subprocess.run([os.path.join(HERE, "bin", "tool.exe"), *args], env=env)
+"""
+
+
+def test_a_windows_tool_run_by_a_launcher_that_sets_path_finds_its_dll(tmp_path, win_tool):
+    """Windows searches the process's PATH for a DLL an exe imports (after its own folder and the
+    system's); a launcher that puts a folder of the package there serves the tool's DLL."""
+    def build(init: str, extra: dict[str, bytes] | None = None) -> Path:
+        d = tmp_path / str(len(list(tmp_path.iterdir())))
+        d.mkdir()
+        return _write_wheel(d, {"pkg/__init__.py": init.encode(), "pkg/bin/tool.exe": win_tool["tool.exe"],
+                                "pkg/lib/helper.dll": win_tool["helper.dll"], **(extra or {})},
+                            "cp311-cp311-win_amd64", "pkg")
+
+    code, found = findings(build(WIN_LAUNCHER), "--select", "WA501")
+    assert (code, found) == (0, [])
+    code, out, _ = wheelaudit("inspect", build(WIN_LAUNCHER), "--format", "json")
+    assert "PATH holds pkg/lib, which pkg/__init__.py:7 sets before it runs the tool" in out
+    # os.environ["PATH"] = ... at import time serves it too
+    assigned = 'import os\nos.environ["PATH"] = os.path.join(os.path.dirname(__file__), "lib") + os.pathsep + os.environ["PATH"]\n'
+    # so does a folder appended after the others, joined with ";" (searched last, but searched)
+    appended = ('import os\nHERE = os.path.dirname(__file__)\n'
+                'os.environ["PATH"] = ";".join([os.environ["PATH"]] + [os.path.join(HERE, "lib")])\n')
+    for init in (assigned, appended):
+        code, found = findings(build(init), "--select", "WA501")
+        assert (code, found) == (0, []), init
+    # run without the launcher's PATH, or with a PATH that holds no folder of the package: not found
+    for init in ("VERSION = 1\n",
+                 'import os\nos.environ["PATH"] = r"C:\\tools" + os.pathsep + os.environ["PATH"]\n',
+                 WIN_LAUNCHER.replace("PATH=", "PYTHONPATH=")):
+        code, found = findings(build(init), "--select", "WA501")
+        assert code == 1 and [f["subject"] for f in found] == ["helper.dll"], init
+    # an extension module's imports never search PATH (CPython 3.8+): the launcher's PATH does not serve it
+    code, found = findings(build(WIN_LAUNCHER, {"pkg/_ext.cp311-win_amd64.pyd": win_tool["_ext.pyd"]}),
+                           "--select", "WA501")
+    assert code == 1 and [(f["subject"], f["paths"]) for f in found] == [("helper.dll", ["pkg/_ext.cp311-win_amd64.pyd"])]

@@ -16,8 +16,11 @@ Each module's events, in source order:
   from the module's own folder as :mod:`wheelaudit.archive.dll_directories` reads paths;
 * ``load-later``: the same call inside a function or class body: the file is loaded by path when
   that code runs, after the module was imported;
-* ``env``: a folder of the package put in ``LD_LIBRARY_PATH`` / ``DYLD_LIBRARY_PATH`` (a launcher
-  that sets it before it runs a tool of the wheel), anywhere in the module.
+* ``env``: a folder of the package put in ``LD_LIBRARY_PATH`` / ``DYLD_LIBRARY_PATH`` / ``PATH`` (a
+  launcher that sets it before it runs a tool of the wheel), anywhere in the module. ``PATH`` is
+  common in Python code: like the others it is recorded only where the value it is set to holds a
+  folder of the package (``os.path.join(os.path.dirname(__file__), "bin") + os.pathsep + ...``),
+  never for a value read from elsewhere.
 
 Statements inside ``if``, ``try`` and ``with`` count as run (both branches: a reader cannot know
 which runs, and the load model only ever uses an event to say an image *may* be served, in every
@@ -56,24 +59,29 @@ LOAD_CALLS = {
 
 
 #: the variables with which a launcher points a tool's loader at a folder before it runs the tool
-ENV_VARS = ("LD_LIBRARY_PATH", "DYLD_LIBRARY_PATH", "DYLD_FALLBACK_LIBRARY_PATH")
+#: (``PATH``: the Windows loader searches it for a DLL an executable imports)
+ENV_VARS = ("LD_LIBRARY_PATH", "DYLD_LIBRARY_PATH", "DYLD_FALLBACK_LIBRARY_PATH", "PATH")
 
-#: text a module must contain for its calls to be looked at (else only its statements are)
-_CALL_MARKERS = ("import_module", "__import__", *sorted({k for k in LOAD_CALLS}), *ENV_VARS)
+#: text a module must contain for its calls to be looked at (else only its statements are);
+#: ``PATH`` only as a key or a keyword (a bare ``PATH`` is part of many other names)
+_CALL_MARKERS = ("import_module", "__import__", *sorted({k for k in LOAD_CALLS}), *ENV_VARS[:-1],
+                 '"PATH"', "'PATH'", "PATH=")
 
 
 def _env_values(value: ast.AST) -> list[ast.AST]:
-    """The parts of a search-path value that may name a folder: the value, the left of
-    ``folder + os.pathsep + ...``, the first field of an f-string, the items of
-    ``os.pathsep.join([...])``."""
+    """The parts of a search-path value that may name a folder: the value, either side of
+    ``folder + os.pathsep + ...`` (a folder appended is searched too, after the others), the
+    first field of an f-string, the items of ``os.pathsep.join([...])`` / ``";".join([...])``."""
     out = [value]
     if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
-        out += _env_values(value.left)
+        out += _env_values(value.left) + _env_values(value.right)
     elif isinstance(value, ast.JoinedStr) and value.values and isinstance(value.values[0], ast.FormattedValue):
         out += _env_values(value.values[0].value)
     elif (isinstance(value, ast.Call) and last_name(value.func) == "join" and isinstance(value.func, ast.Attribute)
-          and last_name(value.func.value) == "pathsep" and value.args):
-        out.append(value.args[0])
+          and (last_name(value.func.value) == "pathsep"
+               or (isinstance(value.func.value, ast.Constant) and value.func.value.value in (";", ":")))
+          and value.args):
+        out += _env_values(value.args[0])  # (its items, or the lists added: ``dirs + [old]``)
     return out
 
 
@@ -150,7 +158,7 @@ def _events_of(text: str, path: str) -> list[LoadEvent]:
                 out.append(LoadEvent("load-later" if later else "load", p, path, node.lineno, how))
 
     def env(node: ast.Call | ast.Dict | ast.Assign) -> None:
-        """``LD_LIBRARY_PATH`` (and dyld's) set to a folder of the package: in a dict, a keyword,
+        """``LD_LIBRARY_PATH`` (dyld's, Windows' ``PATH``) set to a folder of the package: in a dict, a keyword,
         ``os.environ[...] = ``, ``os.environ.setdefault(...)`` / ``os.putenv(...)``."""
         nonlocal paths
         pairs: list[tuple[str, ast.AST]] = []
@@ -165,6 +173,7 @@ def _events_of(text: str, path: str) -> list[LoadEvent]:
         elif isinstance(node, ast.Assign):
             pairs += [(t.slice.value, node.value) for t in node.targets if isinstance(t, ast.Subscript)
                       and isinstance(t.slice, ast.Constant) and t.slice.value in ENV_VARS]
+        seen: set[tuple[str, str]] = set()  # (a folder named by the value and by one of its parts: once)
         for var, value in pairs:
             if paths is None:
                 paths = _Paths(tree, here.count("/") + 1 if here else 0)
@@ -173,7 +182,8 @@ def _events_of(text: str, path: str) -> list[LoadEvent]:
                     if _FILE in parts:
                         continue
                     p = posixpath.normpath(posixpath.join(here, *parts))
-                    if not p.startswith("..") and p != ".":
+                    if not p.startswith("..") and p != "." and (var, p) not in seen:
+                        seen.add((var, p))
                         out.append(LoadEvent("env", p, path, node.lineno, var))
 
     def statements(body: list, later: bool) -> None:

@@ -892,7 +892,9 @@ class _Resolver:
         python.exe (python3X.dll, vcruntime140.dll) or by the package by its full path
         (``ctypes.WinDLL``), the importing file's folder, the folders the
         package adds at import time (``os.add_dll_directory``, delvewheel's ``<dist>.libs``),
-        then System32 and the API sets. PATH is not searched. Names compare case-insensitively."""
+        then System32 and the API sets. PATH is not searched, except for a tool that the package's
+        launcher runs with a folder of the wheel in its PATH (:meth:`_finish`, the load model's
+        ``launcher_folder``). Names compare case-insensitively."""
         name = dep.name
         origin = policydata.windows_dll_origin(name, s.arch, self._oldest_windows)
         if origin == "python" and not self._python_dll_fits(name):

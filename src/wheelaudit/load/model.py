@@ -147,6 +147,11 @@ class LoadModel:
         self._reuse_names: frozenset[tuple[str, str]] = frozenset(
             k for b in libs for k in self._keys(b, linked=True))
         self._leaves: frozenset[str] = frozenset(posixpath.basename(p) for p in self._at)
+        # (Windows compares file names case-insensitively)
+        self._leaves_nocase: frozenset[str] = frozenset(p.lower() for p in self._leaves)
+        self._at_nocase: dict[str, str] = {}
+        for inst, at in self._at.items():
+            self._at_nocase.setdefault(inst.lower(), at)
         # The sources' events (a mapping that may read them on first use,
         # wheelaudit.archive.load_order.ImportEvents) are consulted only by _built(), which the
         # questions below call only once the answer cannot be had from the binaries alone.
@@ -192,7 +197,7 @@ class LoadModel:
             for e in evs:
                 if e.kind in ("load", "load-later") and e.target in self._at:
                     self._by_path_loads.setdefault(self._at[e.target], []).append(e)
-        #: folders the package's code puts in LD_LIBRARY_PATH / DYLD_LIBRARY_PATH before it runs a tool
+        #: folders the package's code puts in LD_LIBRARY_PATH / DYLD_LIBRARY_PATH / PATH before it runs a tool
         self._launcher_env: list = [e for evs in events.values() for e in evs if e.kind == "env"]
         self._loaded: set[str] = set()
         self._build()
@@ -469,17 +474,26 @@ class LoadModel:
         """A tool of the wheel (a command, or what it links) whose dependency ``name`` lies in a
         folder the package's launcher puts in the loader's search path before it runs the tool
         (``LD_LIBRARY_PATH`` for ld.so, ``DYLD_LIBRARY_PATH`` / ``DYLD_FALLBACK_LIBRARY_PATH`` for
-        dyld, which try the dependency's file name there): (the archive path found, the words
-        that say so); None otherwise."""
-        if b.path not in self.run_by_commands or posixpath.basename(name) not in self._leaves:
+        dyld, ``PATH`` for Windows, whose loader searches it for a DLL of the started process; each
+        tries the dependency's file name there, Windows case-insensitively): (the archive path
+        found, the words that say so); None otherwise. An extension module is never served so:
+        only a process the launcher starts has its environment (and CPython 3.8+ does not search
+        ``PATH`` for an extension's DLLs)."""
+        pe = b.format == "pe"
+        leaf = posixpath.basename(name.replace("\\", "/") if pe else name)
+        if pe:
+            leaf = leaf.lower()
+        if b.path not in self.run_by_commands or leaf not in (self._leaves_nocase if pe else self._leaves):
             return None  # (not run by a command, or no file of the wheel has that name: no folder serves it)
         if not self.launcher_env:
             return None
         wanted = ("LD_LIBRARY_PATH",) if b.format == "elf" else (
-            ("DYLD_LIBRARY_PATH", "DYLD_FALLBACK_LIBRARY_PATH") if b.format == "macho" else ())
-        leaf = posixpath.basename(name)
+            ("DYLD_LIBRARY_PATH", "DYLD_FALLBACK_LIBRARY_PATH") if b.format == "macho" else ("PATH",) if pe else ())
         for e in self.launcher_env:
-            if e.how in wanted and (hit := self._at.get(f"{e.target}/{leaf}")) is not None:
+            if e.how not in wanted:
+                continue
+            hit = self._at_nocase.get(f"{e.target}/{leaf}".lower()) if pe else self._at.get(f"{e.target}/{leaf}")
+            if hit is not None:
                 return hit, f"{e.how} holds {e.target}, which {e.where} sets before it runs the tool"
         return None
 
