@@ -247,6 +247,35 @@ def test_launcher_templates_get_no_loader_verdict(tmp_path, launcher):
     assert code == 0 and "tool/_vendor/distlib/t64.exe" in out  # (the facts are still shown)
 
 
+@pytest.fixture(scope="session")
+def macho_program(tmp_path_factory) -> bytes:
+    """A macOS program (clang + ld64.lld), as py2app's prebuilt application templates are."""
+    ld = shutil.which("ld64.lld") or next((str(p) for p in Path("/usr/lib").glob("llvm-*/bin/ld64.lld")), None)
+    if shutil.which("clang") is None or ld is None:
+        pytest.fail("clang and ld64.lld are needed (scripts/setup.sh installs them)", pytrace=False)
+    d = tmp_path_factory.mktemp("load_freezer")
+    (d / "main.c").write_text("int main(void) { return 0; }\n")
+    _run(["clang", "-target", "arm64-apple-macos11", "-O1", "-c", "main.c", "-o", "main.o"], d)
+    _run([ld, "-execute", "-arch", "arm64", "-platform_version", "macos", "11.0", "11.0", f"-L{SDK}", "-lSystem",
+          "-o", "main", "main.o"], d)
+    return (d / "main").read_bytes()
+
+
+def test_a_freezers_application_templates_get_no_loader_verdict(tmp_path, macho_program):
+    """py2app (a pure wheel) ships the stub executables it copies into the applications it builds:
+    data to the wheel, never run from it (py2app 0.28.10: 27 false WA503 errors before)."""
+    w = _write_wheel(tmp_path, {
+        "py2app/__init__.py": b"",
+        "py2app/apptemplate/prebuilt/main-arm64": macho_program,
+        "py2app/bundletemplate/prebuilt/main-arm64": macho_program,
+        "py2app/tools/helper": macho_program,  # not a template: a macOS program in a pure wheel
+    }, "py3-none-any", "py2app")
+    code, found = findings(w)
+    assert [(f["code"], f["severity"], f["subject"]) for f in found] == [("WA503", "error", "py2app/tools/helper")]
+    code, out, _ = wheelaudit("inspect", w, "--format", "json")
+    assert code == 0 and "py2app/apptemplate/prebuilt/main-arm64" in out  # (the facts are still shown)
+
+
 def test_check_env_of_a_fresh_virtual_environment_passes(tmp_path):
     """``python -m venv`` (pip and setuptools from the interpreter's bundled wheels: no network)."""
     venv = tmp_path / "fresh"

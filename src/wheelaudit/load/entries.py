@@ -34,6 +34,10 @@ _PYD_NAME = re.compile(r"^(?P<name>[^.]+)(?P<tag>\.(?:cp\d+t?(?:-win[_a-z0-9]*)?
 #: launcher templates: copied into launchers by pip (distlib) and setuptools, never loaded
 _LAUNCHER_TEMPLATE = re.compile(r"(?:^|/)(?:distlib/[tw](?:32|64|64-arm|arm64)?|setuptools/(?:cli|gui)(?:-32|-64|-arm64)?)"
                                 r"\.exe$", re.IGNORECASE)
+#: the stub executables a freezer copies into the applications it builds (py2app's
+#: ``apptemplate/prebuilt/main-arm64``, ``bundletemplate/prebuilt/main-universal2``, ...): data to
+#: the wheel, run only as the executable of the bundle they are copied into
+_FREEZER_TEMPLATE = re.compile(r"(?:^|/)py2app/(?:app|bundle)template/prebuilt/[^/]+$")
 
 
 def importable_name(b: Binary) -> str | None:
@@ -86,6 +90,9 @@ def never_loaded(b: Binary) -> str | None:
     if b.format == "pe" and _LAUNCHER_TEMPLATE.search(b.path):
         return ("a launcher template: pip and setuptools copy it, with a script appended, into a console script's "
                 "launcher on Windows; the file itself is never loaded")
+    if b.format == "macho" and _FREEZER_TEMPLATE.search(b.path):
+        return ("an application template: py2app copies it into the .app bundle or plug-in it builds, as that "
+                "bundle's executable; the file itself is never run from here")
     return None
 
 
