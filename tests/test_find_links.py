@@ -156,6 +156,13 @@ def test_keep_checked():
     fs = [Finding("WA501", "m", paths=["p/y.so"]), Finding("WA501", "m", paths=["a/x.so", "p/y.so"]),
           Finding("WA001", "p.whl: broken"), Finding("WA001", "a.whl: broken")]
     assert [f.message for f in keep_checked(fs, origins, {"p.whl"})] == ["m", "a.whl: broken"]
+    # a provider's finding that also names a file no wheel ships (the library its CMake export
+    # names) is still the provider's; one that names only such files stays reported
+    fs = [Finding("WA701", "p's export", paths=["p/share/cmake/PTargets.cmake", "p/lib/libmissing.a"]),
+          Finding("WA701", "a's export", paths=["a/share/cmake/ATargets.cmake", "a/lib/libmissing.a"]),
+          Finding("WA701", "nobody's", paths=["x/lib/libmissing.a"])]
+    origins |= {"p/share/cmake/PTargets.cmake": "p.whl", "a/share/cmake/ATargets.cmake": "a.whl"}
+    assert [f.message for f in keep_checked(fs, origins, {"p.whl"})] == ["a's export", "nobody's"]
 
 
 def test_find_links_must_be_a_folder(provider_wheels, tmp_path, capsys):

@@ -137,13 +137,16 @@ def _show(keys: set[tuple[str, str]]) -> str:
 
 
 def keep_checked(findings: list[Finding], origins: dict[str, str], providers: set[str]) -> list[Finding]:
-    """The findings of the checked wheel(s): those whose paths do not all belong to a provider
-    wheel (``providers``: their labels, as in ``origins``), and, for findings without paths,
-    those whose message does not start with a provider's label (the members' own findings)."""
+    """The findings of the checked wheel(s): those whose paths that some wheel ships do not all
+    belong to a provider wheel (``providers``: their labels, as in ``origins``; a path no wheel
+    ships, such as the missing file a provider's CMake export names, belongs to none), and, for
+    findings without such paths, those whose message does not start with a provider's label (the
+    members' own findings)."""
     out: list[Finding] = []
     for f in findings:
-        if f.paths:
-            if all(origins.get(p) in providers for p in f.paths):
+        shipped = [origins[p] for p in f.paths if p in origins]
+        if shipped:
+            if all(o in providers for o in shipped):
                 continue
         elif any(f.message.startswith(f"{lab}: ") or f.message.startswith(f"{lab} ") for lab in providers):
             continue
