@@ -31,9 +31,9 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from wheelaudit.platforms import policydata
-from wheelaudit.platforms.tags import (ARM64_MACOS_FLOOR, Policy, PlatformTag, _ARM_FLOAT, _ARM_ORDER, _FORMAT_NAME,
-                                       _OS_FORMAT, _PLATFORM_CONSTANT, _PLATFORM_WORDS, _os_version, _policies,
-                                       _split_version, _vstr, describe_arch, manylinux_policy, parse_platform,
+from wheelaudit.platforms.tags import (ARM64_MACOS_FLOOR, Policy, PlatformTag, ARM_FLOAT, ARM_ORDER, FORMAT_NAME,
+                                       OS_FORMAT, PLATFORM_CONSTANT, PLATFORM_WORDS, os_version, family_policies,
+                                       split_version, version_str, describe_arch, manylinux_policy, parse_platform,
                                        version_tuple, wheel_platforms)
 from wheelaudit.model.binary import Binary, Slice
 from wheelaudit.model.finding import Finding, examples
@@ -62,7 +62,7 @@ def _tag_words(pt: PlatformTag) -> str:
     if pt.family == "android":
         return describe_arch(pt.archs[0], pt.float_abi) if pt.archs else pt.arch_label
     if pt.os == "linux":
-        if pt.arch_label in _ARM_FLOAT:
+        if pt.arch_label in ARM_FLOAT:
             return describe_arch(pt.arch_label, pt.float_abi)
         if pt.arch_label == "mips64":
             return "64-bit MIPS (mips64 or mips64el)"
@@ -77,11 +77,11 @@ def _arch_problem(b: Binary, pt: PlatformTag) -> str | None:
     if b.format == "pe" and b.slices and all(s.managed for s in b.slices):
         return None  # an AnyCPU .NET assembly: the CLR runs it on any architecture and system
     if pt.os == "any":
-        return (f"is {_FORMAT_NAME[b.format]} binary in a pure wheel (platform tag {{tags}}): the wheel installs"
+        return (f"is {FORMAT_NAME[b.format]} binary in a pure wheel (platform tag {{tags}}): the wheel installs"
                 " on every platform, the binary runs on one")
-    want = _OS_FORMAT[pt.os]
+    want = OS_FORMAT[pt.os]
     if b.format != want:
-        return f"is {_FORMAT_NAME[b.format]} binary, but {{tags}} needs {_FORMAT_NAME[want]} binary"
+        return f"is {FORMAT_NAME[b.format]} binary, but {{tags}} needs {FORMAT_NAME[want]} binary"
     have = [s.arch for s in b.slices]
     if b.format == "macho":
         wrong = [s for s in b.slices if s.platform is not None and s.platform != pt.platform
@@ -89,10 +89,10 @@ def _arch_problem(b: Binary, pt: PlatformTag) -> str | None:
         if wrong:
             s = wrong[0]
             return (f"has {'/'.join(x.arch for x in wrong)} slice{'s' if len(wrong) != 1 else ''} built for "
-                    f"{_PLATFORM_WORDS.get(s.platform or '', s.platform)} ({s.min_os_command or 'LC_BUILD_VERSION'} "
-                    f"platform {_PLATFORM_CONSTANT.get(s.platform or '', s.platform)}); {{tags}} needs "
-                    f"{_PLATFORM_WORDS.get(pt.platform or '', pt.platform)} (platform "
-                    f"{_PLATFORM_CONSTANT.get(pt.platform or '', pt.platform)}): the loader refuses an image built for "
+                    f"{PLATFORM_WORDS.get(s.platform or '', s.platform)} ({s.min_os_command or 'LC_BUILD_VERSION'} "
+                    f"platform {PLATFORM_CONSTANT.get(s.platform or '', s.platform)}); {{tags}} needs "
+                    f"{PLATFORM_WORDS.get(pt.platform or '', pt.platform)} (platform "
+                    f"{PLATFORM_CONSTANT.get(pt.platform or '', pt.platform)}): the loader refuses an image built for "
                     "another platform")
         missing = [a for a in pt.archs if not any(pt.accepts(h) and (h == a or (h == "arm64e" and a == "arm64"))
                                                   for h in have)]
@@ -104,8 +104,8 @@ def _arch_problem(b: Binary, pt: PlatformTag) -> str | None:
     if not any(pt.accepts(s.arch, s.float_abi) for s in b.slices):
         what = " / ".join(_slice_words(s) for s in b.slices) or "of unknown architecture"
         reasons = []
-        arm = [s for s in b.slices if s.arch in _ARM_ORDER]
-        tag_abi = pt.float_abi or _ARM_FLOAT.get(pt.arch_label)
+        arm = [s for s in b.slices if s.arch in ARM_ORDER]
+        tag_abi = pt.float_abi or ARM_FLOAT.get(pt.arch_label)
         if arm and tag_abi and any(s.float_abi and s.float_abi != tag_abi for s in arm):
             reasons.append(f"{'soft' if tag_abi == 'hard' else 'hard'}-float code does not run on a {tag_abi}-float"
                            " system (its loader refuses the object, or float arguments arrive in the wrong registers)")
@@ -213,7 +213,7 @@ def _judge_node(node: str, arch: str, tag: PlatformTag, policy: Policy, exact: b
     if listed is None:
         return None  # a library the policy does not list (or an arch it does not cover)
     prefix, versions = listed
-    numeric = _split_version(node)
+    numeric = split_version(node)
     if prefix == "GLIBC" and numeric is not None and numeric[0] == "GLIBC":
         allowed = tag.version
         pol = policy.ceiling(arch, "GLIBC") if exact else None
@@ -221,7 +221,7 @@ def _judge_node(node: str, arch: str, tag: PlatformTag, policy: Policy, exact: b
             allowed = version_tuple(pol)  # e.g. manylinux2014 aarch64 allows GLIBC_2.18
         if version_tuple(numeric[1]) <= allowed:
             return None
-        return _Need(node, prefix, f"GLIBC_{_vstr(allowed)} and older", "the tag's glibc", True, [])
+        return _Need(node, prefix, f"GLIBC_{version_str(allowed)} and older", "the tag's glibc", True, [])
     rest = node[len(prefix) + 1:]
     if rest in versions:
         return None
@@ -236,7 +236,7 @@ def _judge_node(node: str, arch: str, tag: PlatformTag, policy: Policy, exact: b
 
 def _lowest_policy_allowing(arch: str, nodes: list[str], floor: tuple[int, ...]) -> Policy | None:
     """The oldest manylinux policy at or above ``floor`` whose tag would allow every node."""
-    for pol in _policies("manylinux"):
+    for pol in family_policies("manylinux"):
         if pol.glibc < floor or arch not in pol.symbol_versions:
             continue
         tag = PlatformTag(f"manylinux_{pol.glibc[0]}_{pol.glibc[1]}_{arch}", "linux", "manylinux", pol.glibc,
@@ -341,7 +341,7 @@ def _check_minos_family(b: Binary, mac: list[PlatformTag], os_words: str, env: s
             continue  # (a slice for another platform is WA503)
         lowest = min(tags, key=lambda p: (p.version, p.tag))
         lowest_seen = lowest if lowest_seen is None or lowest.version < lowest_seen.version else lowest_seen
-        have = _os_version(s.min_os)
+        have = os_version(s.min_os)
         allowed = (lowest.version[0], lowest.version[1])
         arm = macos and s.arch in ("arm64", "arm64e")
         if arm and allowed < ARM64_MACOS_FLOOR:
@@ -354,7 +354,7 @@ def _check_minos_family(b: Binary, mac: list[PlatformTag], os_words: str, env: s
             cmd = (f"{s.min_os_command} {'minos' if s.min_os_command == 'LC_BUILD_VERSION' else 'version'}"
                    if s.min_os_command else "minos")
             bad.append(f"{s.arch} slice needs {os_words} {s.min_os} ({cmd} {s.min_os}) but {lowest.tag}"
-                       f" allows {_vstr(allowed)}{floor}")
+                       f" allows {version_str(allowed)}{floor}")
     if not bad:
         return []
     assert lowest_seen is not None

@@ -81,12 +81,12 @@ _WINDOWS = {
 
 # ARM CPU architectures, oldest first (the ELF reader's names from Tag_CPU_arch): a slice runs
 # where the tag's CPU is at least as new.
-_ARM_ORDER = ("armv4l", "armv4tl", "armv5l", "armv6l", "armv7l", "armv8l")
+ARM_ORDER = ("armv4l", "armv4tl", "armv5l", "armv6l", "armv7l", "armv8l")
 _ARM_ALIAS = {"armv5tel": "armv5l"}  # (Debian armel's uname -m)
 # ARM tags: the float ABI the tag's systems use (Debian armel / Raspberry Pi OS and armhf)
-_ARM_FLOAT = {"armv5l": "soft", "armv5tel": "soft", "armv6l": "hard", "armv7l": "hard", "armv8l": "hard"}
+ARM_FLOAT = {"armv5l": "soft", "armv5tel": "soft", "armv6l": "hard", "armv7l": "hard", "armv8l": "hard"}
 
-# Linux tag architecture -> the ELF reader's arch names that satisfy it (ARM: see _ARM_ORDER).
+# Linux tag architecture -> the ELF reader's arch names that satisfy it (ARM: see ARM_ORDER).
 _LINUX_ARCH = {
     "x86_64": ("x86_64",),
     "i686": ("i686",),
@@ -111,11 +111,11 @@ _ANDROID = {"arm64_v8a": ("aarch64", None), "x86_64": ("x86_64", None), "armeabi
 # iOS SDKs (PEP 730) -> the Mach-O platform (LC_BUILD_VERSION) the reader names
 _IOS_SDK = {"iphoneos": "ios", "iphonesimulator": "ios-simulator"}
 
-_FORMAT_NAME = {"elf": "an ELF", "macho": "a Mach-O", "pe": "a PE (Windows)"}
-_OS_FORMAT = {"linux": "elf", "android": "elf", "macos": "macho", "ios": "macho", "windows": "pe"}
-_PLATFORM_WORDS = {"macos": "macOS", "ios": "iOS", "ios-simulator": "the iOS simulator", "maccatalyst": "Mac Catalyst",
+FORMAT_NAME = {"elf": "an ELF", "macho": "a Mach-O", "pe": "a PE (Windows)"}
+OS_FORMAT = {"linux": "elf", "android": "elf", "macos": "macho", "ios": "macho", "windows": "pe"}
+PLATFORM_WORDS = {"macos": "macOS", "ios": "iOS", "ios-simulator": "the iOS simulator", "maccatalyst": "Mac Catalyst",
                    "tvos": "tvOS", "watchos": "watchOS", "visionos": "visionOS"}
-_PLATFORM_CONSTANT = {"macos": "MACOS", "ios": "IOS", "ios-simulator": "IOSSIMULATOR", "maccatalyst": "MACCATALYST",
+PLATFORM_CONSTANT = {"macos": "MACOS", "ios": "IOS", "ios-simulator": "IOSSIMULATOR", "maccatalyst": "MACCATALYST",
                       "tvos": "TVOS", "watchos": "WATCHOS"}
 
 
@@ -148,11 +148,11 @@ def version_tuple(text: str) -> tuple[int, ...]:
     return tuple(out)
 
 
-def _vstr(v: tuple[int, ...]) -> str:
+def version_str(v: tuple[int, ...]) -> str:
     return ".".join(str(x) for x in v)
 
 
-def _os_version(text: str) -> tuple[int, int]:
+def os_version(text: str) -> tuple[int, int]:
     """macOS 10.x / iOS compare as (major, minor); patch levels do not count."""
     t = version_tuple(text) + (0, 0)
     return (t[0], t[1])
@@ -161,7 +161,7 @@ def _os_version(text: str) -> tuple[int, int]:
 _NUMERIC_TAIL = re.compile(r"^(.*)_(\d+(?:\.\d+)*)$")
 
 
-def _split_version(name: str) -> tuple[str, str] | None:
+def split_version(name: str) -> tuple[str, str] | None:
     """``"GLIBCXX_3.4.30"`` -> ``("GLIBCXX", "3.4.30")``; ``"GLIBC_PRIVATE"`` -> None."""
     m = _NUMERIC_TAIL.match(name)
     return (m.group(1), m.group(2)) if m else None
@@ -173,7 +173,7 @@ def highest_needs(slice: Slice) -> dict[str, str]:
     OS (``{"macOS": "11.0"}``, ``{"iOS": "13.0"}``). Empty when the slice needs nothing versioned."""
     best: dict[str, str] = {}
     for name in slice.needs_versions:
-        split = _split_version(name)
+        split = split_version(name)
         if split is None:
             continue
         prefix, ver = split
@@ -208,7 +208,7 @@ class Policy:
 
 
 @cache
-def _policies(family: str) -> tuple[Policy, ...]:
+def family_policies(family: str) -> tuple[Policy, ...]:
     doc = policydata.load(family)
     sets = doc.get("lib_sets", {})
     out = []
@@ -223,7 +223,7 @@ def _policies(family: str) -> tuple[Policy, ...]:
 def _nearest(family: str, version: tuple[int, ...]) -> Policy:
     """The policy for a tag of this version: the exact one, else the nearest older one (a tag
     between two policies promises at least the older one), else the oldest."""
-    pols = _policies(family)
+    pols = family_policies(family)
     below = [p for p in pols if p.glibc <= version]
     return below[-1] if below else pols[0]
 
@@ -247,7 +247,7 @@ def loader_globs(family: str) -> list[str]:
 
 
 def latest_manylinux_policy() -> Policy:
-    return _policies("manylinux")[-1]
+    return family_policies("manylinux")[-1]
 
 
 # --------------------------------------------------------------------------------------------
@@ -293,10 +293,10 @@ class PlatformTag:
         """Whether a slice of this architecture (and ARM float ABI, None: unknown) serves this tag."""
         if self.family in ("manylinux", "musllinux", "linux", "android"):
             want = self.archs[0] if self.family == "android" and self.archs else self.arch_label
-            if want in _ARM_FLOAT or (self.family == "android" and want == "armv7l"):
-                if arch not in _ARM_ORDER or _ARM_ORDER.index(arch) > _ARM_ORDER.index(_ARM_ALIAS.get(want, want)):
+            if want in ARM_FLOAT or (self.family == "android" and want == "armv7l"):
+                if arch not in ARM_ORDER or ARM_ORDER.index(arch) > ARM_ORDER.index(_ARM_ALIAS.get(want, want)):
                     return False
-                tag_abi = self.float_abi or _ARM_FLOAT.get(want)
+                tag_abi = self.float_abi or ARM_FLOAT.get(want)
                 return float_abi is None or tag_abi is None or float_abi == tag_abi
             return arch in _LINUX_ARCH.get(want, (want,))
         if self.family == "macosx" or self.family == "ios":
@@ -347,7 +347,7 @@ def _parse_platform(tag: str) -> PlatformTag:
 
 def _linux(tag: str, family: str, version: tuple[int, ...], arch: str) -> PlatformTag:
     accepted = _LINUX_ARCH.get(arch, (arch,))
-    return PlatformTag(tag, "linux", family, version, accepted[:1], arch, float_abi=_ARM_FLOAT.get(arch))
+    return PlatformTag(tag, "linux", family, version, accepted[:1], arch, float_abi=ARM_FLOAT.get(arch))
 
 
 def platform_strings(tags: Iterable[Tag]) -> list[str]:
