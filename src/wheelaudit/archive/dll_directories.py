@@ -57,12 +57,12 @@ class ImportTimeLoads:
 
 
 #: the last part of a path that is the module's own file (``__file__``), not a folder
-_FILE = "<__file__>"
+FILE_PART = "<__file__>"
 
 
 def _parent(parts: tuple[str, ...]) -> tuple[str, ...]:
     """``dirname`` / ``.parent``: the module's folder for its file, else one folder up."""
-    return parts[:-1] if parts and parts[-1] == _FILE else parts + ("..",)
+    return parts[:-1] if parts and parts[-1] == FILE_PART else parts + ("..",)
 
 
 def _literal(node: ast.AST) -> str | None:
@@ -74,7 +74,7 @@ def _literal(node: ast.AST) -> str | None:
     return None
 
 
-class _Paths:
+class PathValues:
     """The paths (relative to the source's folder, as lists of parts) each expression of one
     module can hold, following assignments, lists and ``for`` loops (flow-insensitively)."""
 
@@ -107,10 +107,10 @@ class _Paths:
 
     def of(self, node: ast.AST) -> set[tuple[str, ...]]:
         """The paths ``node`` can hold: parts relative to the module's folder, the module file
-        itself ending in :data:`_FILE` (``__file__``, ``Path(__file__)``)."""
+        itself ending in :data:`FILE_PART` (``__file__``, ``Path(__file__)``)."""
         if isinstance(node, ast.Name):
             if node.id == "__file__":
-                return {(_FILE,)}
+                return {(FILE_PART,)}
             return set(self.bound.get(node.id, ()))
         if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
             return {p for e in node.elts for p in self.of(e)}
@@ -127,13 +127,13 @@ class _Paths:
             return {_parent(p) for p in self.of(node.value.args[0])}
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):  # Path(...) / "lib"
             tail = _literal(node.right)
-            return {h + (tail,) for h in self.of(node.left) if _FILE not in h} if tail is not None else set()
+            return {h + (tail,) for h in self.of(node.left) if FILE_PART not in h} if tail is not None else set()
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):  # dirname(__file__) + "\\Qt5\\bin"
             tail = _literal(node.right)
             if not tail or tail[0] not in "\\/":
                 return set()
             parts = tuple(p for p in re.split(r"[\\/]+", tail) if p)
-            return {h + parts for h in self.of(node.left) if _FILE not in h}
+            return {h + parts for h in self.of(node.left) if FILE_PART not in h}
         if not isinstance(node, ast.Call):
             return set()
         name = last_name(node.func)
@@ -150,12 +150,12 @@ class _Paths:
                 if not isinstance(node.func, ast.Attribute):
                     return set()
                 heads, rest = self.of(node.func.value), node.args
-            paths = {h for h in heads if _FILE not in h}
+            paths = {h for h in heads if FILE_PART not in h}
             for arg in rest:
                 part = _literal(arg)
                 if part is not None:
                     paths = {p + (part,) for p in paths}
-                elif (whole := {p for p in self.of(arg) if _FILE not in p}):
+                elif (whole := {p for p in self.of(arg) if FILE_PART not in p}):
                     # a path built from __file__ is absolute, and joining an absolute path
                     # drops what came before it (openvino: join(dirname(__file__), lib))
                     paths = whole
@@ -189,10 +189,10 @@ def read_source(source: str, path: str) -> ImportTimeLoads:
     if tree is None:
         return out
     here = posixpath.dirname(path)
-    paths = _Paths(tree, here.count("/") + 1 if here else 0)
+    paths = PathValues(tree, here.count("/") + 1 if here else 0)
 
     def add(into: list[str], parts: tuple[str, ...]) -> None:
-        if _FILE in parts:
+        if FILE_PART in parts:
             return
         p = posixpath.normpath(posixpath.join(here, *parts))
         if not p.startswith("..") and p != "." and p not in into:

@@ -138,7 +138,7 @@ def _sites(text: str, src: str, wanted: set[str]) -> dict[str, list[tuple[int, b
 
     def visit(node: ast.AST, safe: bool) -> None:
         child: ast.AST
-        for imported in _imports(node, package):
+        for imported in imported_names(node, package):
             for n in wanted:
                 if imported == n or imported.startswith(n + "."):
                     found.setdefault(n, []).append((getattr(node, "lineno", 0), safe))
@@ -164,7 +164,7 @@ def _sites(text: str, src: str, wanted: set[str]) -> dict[str, list[tuple[int, b
     return found
 
 
-def _imports(node: ast.AST, package: str) -> list[str]:
+def imported_names(node: ast.AST, package: str) -> list[str]:
     """The modules ``node`` imports (absolute dotted names): for ``from p import a, b`` both
     ``p`` and ``p.a``, ``p.b`` (either may be the module)."""
     if isinstance(node, ast.Import):

@@ -38,8 +38,8 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
-from wheelaudit.archive.dll_directories import _FILE, _Paths
-from wheelaudit.archive.import_guards import _imports
+from wheelaudit.archive.dll_directories import FILE_PART, PathValues
+from wheelaudit.archive.import_guards import imported_names
 from wheelaudit.archive.pysource import last_name, parse
 
 __all__ = ["LoadEvent", "ImportEvents", "import_events", "module_files", "MAX_MODULES", "MAX_BYTES"]
@@ -140,7 +140,7 @@ def _events_of(text: str, path: str) -> list[LoadEvent]:
     inst = _strip_scheme(path) or path
     here = posixpath.dirname(inst)
     package = here.replace("/", ".")
-    paths: _Paths | None = None
+    paths: PathValues | None = None
     out: list[LoadEvent] = []
 
     def loads(node: ast.Call, later: bool) -> None:
@@ -149,9 +149,9 @@ def _events_of(text: str, path: str) -> list[LoadEvent]:
         if how is None or not node.args:
             return
         if paths is None:
-            paths = _Paths(tree, here.count("/") + 1 if here else 0)
+            paths = PathValues(tree, here.count("/") + 1 if here else 0)
         for parts in sorted(paths.of(node.args[0])):
-            if _FILE in parts:
+            if FILE_PART in parts:
                 continue
             p = posixpath.normpath(posixpath.join(here, *parts))
             if not p.startswith("..") and p != ".":
@@ -176,10 +176,10 @@ def _events_of(text: str, path: str) -> list[LoadEvent]:
         seen: set[tuple[str, str]] = set()  # (a folder named by the value and by one of its parts: once)
         for var, value in pairs:
             if paths is None:
-                paths = _Paths(tree, here.count("/") + 1 if here else 0)
+                paths = PathValues(tree, here.count("/") + 1 if here else 0)
             for part in _env_values(value):
                 for parts in sorted(paths.of(part)):
-                    if _FILE in parts:
+                    if FILE_PART in parts:
                         continue
                     p = posixpath.normpath(posixpath.join(here, *parts))
                     if not p.startswith("..") and p != "." and (var, p) not in seen:
@@ -192,7 +192,7 @@ def _events_of(text: str, path: str) -> list[LoadEvent]:
         for node in body:
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 if not later:
-                    for name in _imports(node, package):
+                    for name in imported_names(node, package):
                         if name:
                             out.append(LoadEvent("import", name, path, node.lineno))
                 continue
@@ -214,13 +214,13 @@ def _events_of(text: str, path: str) -> list[LoadEvent]:
         if isinstance(node, (ast.Call, ast.Dict, ast.Assign)):
             env(node)
         if not later and isinstance(node, (ast.Import, ast.ImportFrom)):
-            for name in _imports(node, package):
+            for name in imported_names(node, package):
                 if name:
                     out.append(LoadEvent("import", name, path, node.lineno))
             return
         if isinstance(node, ast.Call):
             if not later:
-                for name in _imports(node, package):  # importlib.import_module("a.b")
+                for name in imported_names(node, package):  # importlib.import_module("a.b")
                     out.append(LoadEvent("import", name, path, node.lineno))
             for child in ast.iter_child_nodes(node):  # (arguments run first)
                 visit(child, later)

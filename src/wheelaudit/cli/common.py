@@ -252,7 +252,7 @@ class OutputFailed(Exception):
         self.code = code
 
 
-def _silence_stdout() -> None:
+def silence_stdout() -> None:
     """Point file descriptor 1 at /dev/null, so that the interpreter's last flush of a broken
     standard output raises nothing more."""
     try:
@@ -315,7 +315,7 @@ def _opened(path: str | None, verdict: int, gate: bool = True) -> Iterator[TextI
                 fh.close()
     except OSError as exc:
         if not path:
-            _silence_stdout()
+            silence_stdout()
             if not gate and isinstance(exc, BrokenPipeError):
                 raise ReaderGone(verdict) from None
         raise OutputFailed(f"cannot write the report to {where}: {exc.strerror or exc}",

@@ -86,7 +86,7 @@ def console() -> None:
 def main(argv: list[str] | None = None) -> int:
     from wheelaudit.archive import NotAWheel
     from wheelaudit.children import ForkFailed
-    from wheelaudit.cli.common import OutputFailed, ReaderGone, _silence_stdout
+    from wheelaudit.cli.common import OutputFailed, ReaderGone, silence_stdout
     from wheelaudit.ruleset.errors import RulesError
     from wheelaudit.scanner import ScanFailed
     from wheelaudit.settings import SettingError, check_environment
@@ -138,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
         _say(f"wheelaudit: error: {exc}")
         return exc.code
     except BrokenPipeError:  # standard output went away outside a report (help text, say)
-        _silence_stdout()
+        silence_stdout()
         return EXIT_USAGE
     except SystemExit as exc:  # argparse --help / --version
         return int(exc.code or 0) if isinstance(exc.code, int) else 0

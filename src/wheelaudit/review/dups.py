@@ -35,7 +35,7 @@ NO_PREFIX = "(no prefix)"
 # Namespace keys
 
 
-def _qualified_parts(name: str, limit: int) -> list[str]:
+def qualified_parts(name: str, limit: int) -> list[str]:
     """The leading ``::`` components of a demangled C++ name, at most ``limit`` + 1 of them.
 
     Return types (``int mlx::core::f<float>()``) and special-name prefixes (``vtable for X``,
@@ -215,7 +215,7 @@ def namespace_key(name: str, depth: int = 2) -> str:
         if mangled:
             scopes = mangled[:-1] if len(mangled) > 1 else mangled
             return "::".join(scopes[:depth])
-    parts = _qualified_parts(name, depth)
+    parts = qualified_parts(name, depth)
     scopes = parts[:-1]  # every component but the leaf is a scope (namespace or class)
     if scopes:
         return "::".join(strip_templates(p) for p in scopes[:depth])
@@ -232,7 +232,7 @@ def common_scope(names: Iterable[str]) -> str | None:
     names = list(names)
     readable = [n for n in names if not n.startswith("_Z")]  # skip names the demangler gave up on
     for name in readable or names:
-        scopes = _qualified_parts(name, 64)[:-1]
+        scopes = qualified_parts(name, 64)[:-1]
         if common is None:
             common = scopes
         else:

@@ -40,7 +40,7 @@ from collections.abc import Iterable
 
 from wheelaudit import __version__
 from wheelaudit.review.diff import NOT_DATA_SUFFIXES, glob_escape, library_stem, name_glob_parts
-from wheelaudit.review.dups import FORTRAN, NO_PREFIX, _qualified_parts, find_duplicates, library_definitions, namespace_key
+from wheelaudit.review.dups import FORTRAN, NO_PREFIX, qualified_parts, find_duplicates, library_definitions, namespace_key
 from wheelaudit.model.binary import Binary
 from wheelaudit.model.messages import more, plural
 from wheelaudit.model.globs import SymbolPattern
@@ -131,7 +131,7 @@ def _entry(demangled: str) -> str | None:
     if demangled.startswith(("vtable for", "typeinfo", "VTT for", "guard variable", "non-virtual thunk",
                              "virtual thunk", "covariant return", "construction vtable", "TLS ", "{", "_Z")):
         return None
-    parts = _qualified_parts(demangled, 64)
+    parts = qualified_parts(demangled, 64)
     entry = "::".join(parts)
     if not entry or not demangled.startswith(entry) or "*" in entry or "\\" in entry or " " in entry.split("<")[0]:
         return None
