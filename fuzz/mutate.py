@@ -25,6 +25,45 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+#: a ruleset touching every rule kind; the wheel target audits each input with it (fuzz/targets.py), and a seed of the rules target
+RULES_TEXT = """\
+version = 1
+name = "fuzz"
+[libraries]
+expected = ["**/*.{so,dylib,pyd,dll}", "**/lib*.so.*"]
+identity = "filename"
+[[component]]
+name = "runtime"
+symbols = ["executorch::runtime::*", "mlx::core::add"]
+strings = ["Failed to load the default metallib"]
+owner = "**/libexecutorch.*"
+required = false
+[[component]]
+name = "backend"
+symbols = ["*Backend::init", "foo_public"]
+owner = "**/lib{foo,backend}*"
+required = { os = "macos" }
+exempt = ["*_aot_lib.so"]
+[[file]]
+name = "metallib"
+glob = "**/mlx.metallib"
+max = 1
+beside = "runtime"
+[[binary]]
+path = "**/_C.*"
+must-not-define = ["backend"]
+must-import = ["executorch::runtime::get_num_registered_backends"]
+must-need = ["libexecutorch.*"]
+[linkage]
+allow-external = ["libc.so.*", "/usr/lib/*", "/System/Library/Frameworks/*"]
+forbid-rpath = ["/Users/*", "/home/*", "*/cmake-out/*"]
+[[waive]]
+code = "WA201"
+target = "runtime"
+reason = "fuzz"
+until = 2099-01-01
+"""
+
 MAX_SEED_BINARY = 512 * 1024  # larger binaries make each input too slow to be worth it
 MAX_SEED_WHEEL = 4 << 20
 
@@ -109,8 +148,6 @@ def load_corpus(dirs: Iterable[Path], real_wheels: Iterable[Path] = (), *, per_w
     here = root or Path(__file__).resolve().parent.parent
     for p in sorted((here / "rules").glob("*.toml")):
         c.rules.append(p.read_bytes())
-    from .targets import RULES_TEXT
-
     c.rules.append(RULES_TEXT.encode())
     c.rules.extend(s.encode() for s in RULE_SNIPPETS)
     c.wheels.append(tiny_wheel([("pkg/lib.so", b"\x7fELF" + bytes(60))]))

@@ -36,46 +36,10 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from .mutate import RULES_TEXT, tiny_wheel
+
 NEEDLES = (b"Failed to load the default metallib", b"XnnpackBackend", b"mlx::core")
 
-#: a ruleset touching every rule kind; the wheel target audits each input with it
-RULES_TEXT = """\
-version = 1
-name = "fuzz"
-[libraries]
-expected = ["**/*.{so,dylib,pyd,dll}", "**/lib*.so.*"]
-identity = "filename"
-[[component]]
-name = "runtime"
-symbols = ["executorch::runtime::*", "mlx::core::add"]
-strings = ["Failed to load the default metallib"]
-owner = "**/libexecutorch.*"
-required = false
-[[component]]
-name = "backend"
-symbols = ["*Backend::init", "foo_public"]
-owner = "**/lib{foo,backend}*"
-required = { os = "macos" }
-exempt = ["*_aot_lib.so"]
-[[file]]
-name = "metallib"
-glob = "**/mlx.metallib"
-max = 1
-beside = "runtime"
-[[binary]]
-path = "**/_C.*"
-must-not-define = ["backend"]
-must-import = ["executorch::runtime::get_num_registered_backends"]
-must-need = ["libexecutorch.*"]
-[linkage]
-allow-external = ["libc.so.*", "/usr/lib/*", "/System/Library/Frameworks/*"]
-forbid-rpath = ["/Users/*", "/home/*", "*/cmake-out/*"]
-[[waive]]
-code = "WA201"
-target = "runtime"
-reason = "fuzz"
-until = 2099-01-01
-"""
 
 
 class Workspace:
@@ -110,7 +74,6 @@ class Workspace:
 
             path = next((p for p in self.seed_wheels if p.suffix == ".whl"), None)
             if path is None:
-                from .mutate import tiny_wheel
 
                 path = self.file("tiny-1.0-py3-none-any.whl", tiny_wheel([]))
             self._wheel = scan(path, strings=[b"Failed to load the default metallib"])
