@@ -43,7 +43,7 @@ def scan(path: str | os.PathLike[str], *, strings: Iterable[bytes] = (), interes
     """Scan a ``.whl`` or an unpacked/installed tree.
 
     ``strings`` are byte strings to look for in every binary (the `strings` evidence of the
-    rules). ``interest`` (:meth:`Ruleset.interest() <wheelaudit.ruleset.load.Ruleset.interest>`): each
+    rules). ``interest`` (:meth:`Ruleset.interest() <wheelaudit.ruleset.model.Ruleset.interest>`): each
     binary's local symbols are narrowed to those the rules can look at (the result answers those
     rules only; default: every symbol kept). ``jobs`` worker processes read the members (default:
     one per core, and in-process for a small wheel; 1: in-process; where ``os.fork`` is missing,
