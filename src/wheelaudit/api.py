@@ -10,7 +10,8 @@ from typing import Literal, Union
 
 from wheelaudit.binary.budget import Budget
 from wheelaudit.checks.describe import describe_libraries
-from wheelaudit.checks.evaluate import Context, evaluate
+from wheelaudit.checks.context import Context
+from wheelaudit.checks.evaluate import evaluate
 from wheelaudit.model.interest import Interest
 from wheelaudit.model.codes import parse_selectors, parse_severities, parse_severity, severity_of
 from wheelaudit.model.report import Report
