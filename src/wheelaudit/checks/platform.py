@@ -33,8 +33,8 @@ from dataclasses import dataclass
 from wheelaudit.platforms import policydata
 from wheelaudit.platforms.tags import (ARM64_MACOS_FLOOR, Policy, PlatformTag, ARM_FLOAT, ARM_ORDER, FORMAT_NAME,
                                        OS_FORMAT, PLATFORM_CONSTANT, PLATFORM_WORDS, os_version, family_policies,
-                                       split_version, version_str, describe_arch, manylinux_policy, parse_platform,
-                                       version_tuple, wheel_platforms)
+                                       split_version, version_str, describe_arch, describe_install_keys, install_keys,
+                                       manylinux_policy, version_tuple, wheel_platforms)
 from wheelaudit.model.binary import Binary, Slice
 from wheelaudit.model.finding import Finding, examples
 from wheelaudit.model.wheel import Wheel
@@ -399,22 +399,6 @@ def check_platform(wheel: Wheel, loaded: Collection[str] | None = None, never: C
 # Wheels installed together
 
 
-def _platform_keys(w: Wheel) -> set[tuple[str, str]] | None:
-    """(system, arch) pairs a wheel installs on; None for a pure or unknown wheel (anywhere)."""
-    keys: set[tuple[str, str]] = set()
-    for tag in w.platform_tags:
-        pt = parse_platform(tag)
-        if pt.os in (None, "any"):
-            return None
-        system = "musllinux" if pt.family == "musllinux" else pt.os
-        keys.update((system, a) for a in pt.archs)
-    return keys or None
-
-
-def _describe_keys(keys: set[tuple[str, str]]) -> str:
-    return ", ".join(f"{s} {a}" for s, a in sorted(keys))
-
-
 def not_installable_together(wheels: Sequence[Wheel], labels: Sequence[str]) -> list[Finding]:
     """WA503 for a wheel that no platform can install with the wheels before it (a macOS wheel
     with a Linux one); ``labels`` name the wheels in messages."""
@@ -422,7 +406,7 @@ def not_installable_together(wheels: Sequence[Wheel], labels: Sequence[str]) -> 
     common: set[tuple[str, str]] | None = None
     first: tuple[str, set[tuple[str, str]]] | None = None
     for w, lab in zip(wheels, labels, strict=True):
-        keys = _platform_keys(w)
+        keys = install_keys(w.platform_tags)
         if keys is None:
             continue
         if common is None:
@@ -432,8 +416,8 @@ def not_installable_together(wheels: Sequence[Wheel], labels: Sequence[str]) -> 
             assert first is not None
             out.append(Finding(
                 "WA503",
-                f"{lab} installs on {_describe_keys(keys)} ({', '.join(w.platform_tags)}), but {first[0]} only on"
-                f" {_describe_keys(first[1])}: no platform satisfies both wheels' tags, so they cannot be"
+                f"{lab} installs on {describe_install_keys(keys)} ({', '.join(w.platform_tags)}), but {first[0]} only on"
+                f" {describe_install_keys(first[1])}: no platform satisfies both wheels' tags, so they cannot be"
                 " installed together",
                 subject=lab, paths=[], rule="linkage"))
             continue

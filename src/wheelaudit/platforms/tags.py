@@ -52,6 +52,8 @@ __all__ = [
     "policy_data",
     "version_tuple",
     "describe_arch",
+    "install_keys",
+    "describe_install_keys",
 ]
 
 #: the oldest macOS an arm64 (or arm64e) slice can target
@@ -117,6 +119,26 @@ PLATFORM_WORDS = {"macos": "macOS", "ios": "iOS", "ios-simulator": "the iOS simu
                    "tvos": "tvOS", "watchos": "watchOS", "visionos": "visionOS"}
 PLATFORM_CONSTANT = {"macos": "MACOS", "ios": "IOS", "ios-simulator": "IOSSIMULATOR", "maccatalyst": "MACCATALYST",
                       "tvos": "TVOS", "watchos": "WATCHOS"}
+
+
+def install_keys(platforms: Iterable[str]) -> set[tuple[str, str]] | None:
+    """The (system, architecture) pairs a wheel with these platform tags installs on (musllinux
+    apart from the other Linuxes; a compressed ``a.b`` tag set read as its parts); None when one of
+    them is pure or unknown: the wheel installs anywhere."""
+    keys: set[tuple[str, str]] = set()
+    for plat in platforms:
+        for one in plat.split("."):
+            pt = parse_platform(one)
+            if pt.os in (None, "any"):
+                return None
+            system = "musllinux" if pt.family == "musllinux" else pt.os
+            keys.update((system, a) for a in pt.archs)
+    return keys or None
+
+
+def describe_install_keys(keys: Iterable[tuple[str, str]]) -> str:
+    """``linux x86_64, macos arm64``: :func:`install_keys` in words."""
+    return ", ".join(f"{s} {a}" for s, a in sorted(keys))
 
 
 def describe_arch(arch: str, float_abi: str | None = None) -> str:

@@ -41,19 +41,12 @@ ORIGIN = "from --find-links"
 
 
 def platform_keys(tags) -> set[tuple[str, str]] | None:
-    """(system, arch) pairs the platform tags install on; None for a pure / unknown one (anywhere)."""
-    from wheelaudit.platforms.tags import parse_platform
+    """(system, arch) pairs the tags (``Tag`` values or ``interpreter-abi-platform`` / platform
+    strings) install on; None for a pure / unknown one (anywhere): the tag model's
+    :func:`~wheelaudit.platforms.tags.install_keys`."""
+    from wheelaudit.platforms.tags import install_keys  # (here: the policy data loads only when a tag is read)
 
-    keys: set[tuple[str, str]] = set()
-    for tag in tags:
-        plat = str(tag).split("-")[-1] if "-" in str(tag) else str(tag)
-        for one in plat.split("."):
-            pt = parse_platform(one)
-            if pt.os in (None, "any"):
-                return None
-            system = "musllinux" if pt.family == "musllinux" else pt.os
-            keys.update((system, a) for a in pt.archs)
-    return keys or None
+    return install_keys(str(tag).split("-")[-1] for tag in tags)
 
 
 def describe(name: str, version: str, path: Path) -> str:
@@ -87,6 +80,7 @@ def find_providers(wheel: Wheel, directory: str | os.PathLike[str]) -> tuple[lis
     requirement, the highest version), and notes: one line per wheel of a required distribution
     that was ignored, saying why. See the module docstring for the tests applied."""
     from wheelaudit.platforms.requirements import declared_requirements
+    from wheelaudit.platforms.tags import describe_install_keys
 
     directory = Path(directory)
     own = canonicalize_name(wheel.name) if wheel.name else ""
@@ -124,16 +118,12 @@ def find_providers(wheel: Wheel, directory: str | os.PathLike[str]) -> tuple[lis
             ignore(c, f"{c.name} {c.version} does not satisfy {', '.join(bad)}")
             continue
         if mine is not None and c.keys is not None and not (mine & c.keys):
-            ignore(c, f"its platform ({_show(c.keys)}) is not the wheel's ({_show(mine)})")
+            ignore(c, f"its platform ({describe_install_keys(c.keys)}) is not the wheel's ({describe_install_keys(mine)})")
             continue
         best = found.get(cname)
         if best is None or c.version > best.version:
             found[cname] = c
     return [c.path for c in found.values()], notes
-
-
-def _show(keys: set[tuple[str, str]]) -> str:
-    return ", ".join(f"{s} {a}" for s, a in sorted(keys))
 
 
 def keep_checked(findings: list[Finding], origins: dict[str, str], providers: set[str]) -> list[Finding]:
