@@ -44,27 +44,28 @@ def test_the_stages_keep_their_order():
     assert "Contracts: 3 kept, 0 broken." in run.stdout
 
 
-def test_a_lower_stage_importing_a_higher_one_breaks_the_contract(tmp_path: Path):
-    # a copy of the package where the model imports a check, lazily, as a convenience would
+def _with_planted_import(tmp_path: Path, module: str, statement: str) -> subprocess.CompletedProcess[str]:
+    """The contracts run over a copy of the package where ``module`` (a path below
+    ``wheelaudit/``) gains a function that imports lazily, as a shortcut would: ``statement``."""
     copy = tmp_path / "src"
     shutil.copytree(PACKAGE, copy / "wheelaudit", ignore=shutil.ignore_patterns("__pycache__", "data", "rulesets"))
-    wheel = copy / "wheelaudit" / "model" / "wheel.py"
-    wheel.write_text(wheel.read_text() + "\n\ndef _shortcut():\n    from wheelaudit.checks.index import SymbolIndex\n\n"
-                     "    return SymbolIndex\n")
-    run = _run_contract(copy, ROOT / "pyproject.toml")
+    target = copy / "wheelaudit" / module
+    name = statement.rsplit(" ", 1)[-1]
+    target.write_text(target.read_text() + f"\n\ndef _shortcut():\n    {statement}\n\n    return {name}\n")
+    return _run_contract(copy, ROOT / "pyproject.toml")
+
+
+def test_a_lower_stage_importing_a_higher_one_breaks_the_contract(tmp_path: Path):
+    # the model imports a check, as a convenience would
+    run = _with_planted_import(tmp_path, "model/wheel.py", "from wheelaudit.checks.index import SymbolIndex")
     assert run.returncode == 1, run.stdout + run.stderr
     assert "wheelaudit.model is not allowed to import wheelaudit.checks" in run.stdout
     assert "wheelaudit.model.wheel -> wheelaudit.checks.index" in run.stdout
 
 
 def test_a_resolution_that_raises_a_finding_breaks_the_contract(tmp_path: Path):
-    # a copy of the package where the resolver reports a finding itself, as a shortcut would
-    copy = tmp_path / "src"
-    shutil.copytree(PACKAGE, copy / "wheelaudit", ignore=shutil.ignore_patterns("__pycache__", "data", "rulesets"))
-    resolution = copy / "wheelaudit" / "checks" / "resolution.py"
-    resolution.write_text(resolution.read_text() + "\n\ndef _report():\n    from wheelaudit.model.finding import Finding\n\n"
-                          "    return Finding\n")
-    run = _run_contract(copy, ROOT / "pyproject.toml")
+    # the resolver reports a finding itself
+    run = _with_planted_import(tmp_path, "checks/resolution.py", "from wheelaudit.model.finding import Finding")
     assert run.returncode == 1, run.stdout + run.stderr
     assert "the resolution raises no finding BROKEN" in run.stdout
     assert "wheelaudit.checks.resolution -> wheelaudit.model.finding" in run.stdout

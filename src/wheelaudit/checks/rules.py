@@ -367,26 +367,20 @@ def library_names(ctx: Context) -> list[Finding]:
 
 def components(ctx: Context) -> list[Finding]:
     """``[[component]]``: each component defined once, by its owner."""
-    out: list[Finding] = []
-    for comp in ctx.ruleset.components if ctx.ruleset is not None else ():
-        out += check_component(ctx, comp)
-    return out
+    return [f for comp in (ctx.ruleset.components if ctx.ruleset is not None else ())
+            for f in check_component(ctx, comp)]
 
 
 def data_files(ctx: Context) -> list[Finding]:
     """``[[file]]``: the counts of data files, and where they ship."""
-    out: list[Finding] = []
-    for rule in ctx.ruleset.files if ctx.ruleset is not None else ():
-        out += check_file(ctx, rule)
-    return out
+    return [f for rule in (ctx.ruleset.files if ctx.ruleset is not None else ())
+            for f in check_file(ctx, rule)]
 
 
 def binary_rules(ctx: Context) -> list[Finding]:
     """``[[binary]]``: what a binary must (not) define, import and depend on."""
-    out: list[Finding] = []
-    for rule in ctx.ruleset.binaries if ctx.ruleset is not None else ():
-        out += check_binary(ctx, rule)
-    return out
+    return [f for rule in (ctx.ruleset.binaries if ctx.ruleset is not None else ())
+            for f in check_binary(ctx, rule)]
 
 
 def unparsable_requirements(ctx: Context) -> list[Finding]:
