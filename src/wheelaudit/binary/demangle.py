@@ -13,15 +13,17 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import cpp_demangle
 
-from wheelaudit.binary.demangle_guard import MAX_BATCH, TIMEOUT, guarded_demangle, guarded_demangle_many, suspicious
+from wheelaudit.binary.demangle_guard import (GUARD_LENGTH, MAX_BATCH, TIMEOUT, guarded_demangle, guarded_demangle_many,
+                                              suspicious)
+from wheelaudit.binary.symbols import SymbolTable
 from wheelaudit.children import ForkFailed
-from wheelaudit.model.binary import use_demangler
+from wheelaudit.model.binary import Binary, Symbol, use_demangler
 
 if TYPE_CHECKING:
     from wheelaudit.binary.budget import Budget
@@ -73,6 +75,39 @@ def _remember(name: str, result: str) -> None:
     if len(_guarded) >= 1 << 16:
         _guarded.clear()
     _guarded[name] = result
+
+
+# A name of a joined table (NUL-separated) that starts with the mangling prefix and is at least
+# GUARD_LENGTH long, found by the regex engine instead of a split of every name: after its NUL (a
+# literal prefix, which the engine searches for instead of trying every position), or at the
+# table's start; per prefix (``__Z``: Mach-O's leading underscore)
+_TAIL = {head: rb"[^\0]{%d,}" % (GUARD_LENGTH - len(head)) for head in (b"_Z", b"__Z")}
+_AFTER_NUL = {head: re.compile(rb"\0" + head + tail) for head, tail in _TAIL.items()}
+_AT_START = {head: re.compile(head + tail) for head, tail in _TAIL.items()}
+
+
+def _long_names(table: SymbolTable | Iterable[Symbol]) -> Iterator[str]:
+    """The names of a symbol table long enough to be demangled by the capped worker."""
+    if isinstance(table, SymbolTable):
+        head = b"__Z" if table.underscore else b"_Z"
+        first = _AT_START[head].match(table.blob)
+        if first is not None:
+            yield first.group()[len(head) - 2:].decode("utf-8", "backslashreplace")
+        for m in _AFTER_NUL[head].finditer(table.blob):  # (NUL and head dropped, "_Z" kept)
+            yield m.group()[len(head) - 1:].decode("utf-8", "backslashreplace")
+    else:
+        for sym in table:
+            if len(sym.name) >= GUARD_LENGTH and sym.name[:2] == "_Z":
+                yield sym.name
+
+
+def prepare_binary(b: Binary, budget: Budget) -> None:
+    """:func:`prepare` for every name of ``b``'s symbol tables (exports, locals, imports) that
+    could explode when demangled."""
+    for sl in b.slices:
+        prepare(_long_names(sl.exports), budget)
+        prepare(_long_names(sl.locals), budget)
+        prepare((n for n in sl.imports if len(n) >= GUARD_LENGTH), budget)
 
 
 def prepare(names: Iterable[str], budget: Budget) -> None:

@@ -159,41 +159,13 @@ def _prepare_demangling(libraries: list[Binary], budget: Budget, done: set[int])
     them, a lazy one included, finds the answer or the name left mangled. Invariant: each binary
     once (``done``: the ids of those already done, as each arrived from a worker while the others
     were still reading), and all of them before the scan returns its wheel."""
-    from wheelaudit.binary.demangle import prepare
-    from wheelaudit.binary.demangle_guard import GUARD_LENGTH
-    from wheelaudit.binary.symbols import SymbolTable
-
-    import re
-
-    # a name of the joined table (NUL-separated) that starts with the mangling prefix and is at
-    # least GUARD_LENGTH long, found by the regex engine instead of a split of every name: after
-    # its NUL (a literal prefix, which the engine searches for instead of trying every position),
-    # or at the table's start
-    rest = {head: rb"[^\0]{%d,}" % (GUARD_LENGTH - len(head)) for head in (b"_Z", b"__Z")}
-    after_nul = {head: re.compile(rb"\0" + head + tail) for head, tail in rest.items()}
-    at_start = {head: re.compile(head + tail) for head, tail in rest.items()}
-
-    def long_names(table) -> Iterable[str]:
-        if isinstance(table, SymbolTable):
-            head = b"__Z" if table.underscore else b"_Z"
-            first = at_start[head].match(table.blob)
-            if first is not None:
-                yield first.group()[len(head) - 2:].decode("utf-8", "backslashreplace")
-            for m in after_nul[head].finditer(table.blob):  # (NUL and head dropped, "_Z" kept)
-                yield m.group()[len(head) - 1:].decode("utf-8", "backslashreplace")
-        else:
-            for sym in table:
-                if len(sym.name) >= GUARD_LENGTH and sym.name[:2] == "_Z":
-                    yield sym.name
+    from wheelaudit.binary.demangle import prepare_binary
 
     for b in libraries:
         if id(b) in done:
             continue
         done.add(id(b))
-        for sl in b.slices:
-            prepare(long_names(sl.exports), budget)
-            prepare(long_names(sl.locals), budget)
-            prepare((n for n in sl.imports if len(n) >= GUARD_LENGTH), budget)
+        prepare_binary(b, budget)
 
 
 def _names_native(members) -> bool:
